@@ -1,0 +1,337 @@
+package ir
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/fuser-dev/fuser/diag"
+	"github.com/fuser-dev/fuser/parser"
+)
+
+// Build turns a parsed spec into a typed graph. It reports every semantic
+// error of the file at once as a diag.List.
+func Build(f *parser.File) (*Graph, error) {
+	b := &builder{
+		g:       &Graph{Name: f.Name, Consts: map[string]float64{}},
+		dims:    map[string]bool{},
+		consts:  map[string]number{},
+		fns:     map[string]*parser.FnDecl{},
+		scope:   map[string]*binding{},
+		outputs: map[string]*binding{},
+	}
+	b.declare(f)
+	b.bind(f)
+	b.checkUnused()
+	b.errs.Sort()
+	if err := b.errs.Err(); err != nil {
+		return nil, err
+	}
+	return b.g, nil
+}
+
+type builder struct {
+	g       *Graph
+	errs    diag.List
+	dims    map[string]bool
+	consts  map[string]number
+	fns     map[string]*parser.FnDecl
+	scope   map[string]*binding
+	outputs map[string]*binding
+	// order lists every tensor binding once, to find unused ones.
+	order []*binding
+	// frames are the user-function calls being inlined, innermost last.
+	frames []*frame
+}
+
+// binding is a name bound to a tensor.
+type binding struct {
+	name string
+	kind string // input, param, state, output or value
+	pos  diag.Pos
+	val  *Value
+	used bool
+	decl Type // declared type of an output
+}
+
+type frame struct {
+	fn     *parser.FnDecl
+	params map[string]operand
+}
+
+// number is a compile-time constant.
+type number struct {
+	v     float64
+	isInt bool
+}
+
+// operand is the result of an expression: a tensor or a number.
+type operand struct {
+	val *Value
+	num *number
+}
+
+func pos(p lexer.Position) diag.Pos { return parser.Position(p) }
+
+func (b *builder) errorf(p lexer.Position, hint, format string, args ...any) {
+	if len(b.frames) > 0 {
+		fr := b.frames[0]
+		hint = joinHint(hint, fmt.Sprintf("in the body of fn %s (line %d)", fr.fn.Name, fr.fn.Pos.Line))
+	}
+	b.errs.Add(pos(p), hint, format, args...)
+}
+
+func joinHint(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// declared reports whether name is already taken by any declaration.
+func (b *builder) declared(name string) bool {
+	_, c := b.consts[name]
+	_, f := b.fns[name]
+	_, t := b.scope[name]
+	_, o := b.outputs[name]
+	return b.dims[name] || c || f || t || o
+}
+
+// declare handles every dim, const, fn and tensor declaration, in file order.
+func (b *builder) declare(f *parser.File) {
+	var layouts []*parser.TensorDecl
+	for _, s := range f.Stmts {
+		switch {
+		case s.Dims != nil:
+			for _, n := range s.Dims.Names {
+				if b.declared(n.Name) {
+					b.errorf(n.Pos, "", "%s is declared twice", n.Name)
+					continue
+				}
+				b.dims[n.Name] = true
+				b.g.Dims = append(b.g.Dims, n.Name)
+			}
+		case s.Consts != nil:
+			for _, c := range s.Consts.Items {
+				v, ok := b.constExpr(c.Value)
+				if b.declared(c.Name) {
+					b.errorf(c.Pos, "", "%s is declared twice", c.Name)
+					continue
+				}
+				if ok {
+					b.consts[c.Name] = v
+					b.g.Consts[c.Name] = v.v
+				}
+			}
+		case s.Fn != nil:
+			if b.declared(s.Fn.Name) || builtins[s.Fn.Name] != nil {
+				b.errorf(s.Fn.Pos, "", "fn %s is declared twice or shadows a built-in", s.Fn.Name)
+				continue
+			}
+			b.fns[s.Fn.Name] = s.Fn
+		case s.Tensor != nil:
+			if b.declareTensor(s.Tensor) && s.Tensor.Layout != nil {
+				layouts = append(layouts, s.Tensor)
+			}
+		}
+	}
+	for _, t := range layouts {
+		b.layout(t)
+	}
+}
+
+func (b *builder) declareTensor(t *parser.TensorDecl) bool {
+	if b.declared(t.Name) {
+		b.errorf(t.Pos, "", "%s is declared twice", t.Name)
+		return false
+	}
+	typ, ok := b.typeOf(t.Type)
+	if !ok {
+		return false
+	}
+	if t.Kind == "output" {
+		if t.Layout != nil {
+			b.errorf(t.Layout.Pos, "", "only a state can have a layout")
+		}
+		b.outputs[t.Name] = &binding{name: t.Name, kind: "output", pos: pos(t.Pos), decl: typ}
+		return false
+	}
+	op := map[string]Op{"input": OpInput, "param": OpParam, "state": OpState}[t.Kind]
+	if t.Layout != nil && op != OpState {
+		b.errorf(t.Layout.Pos, "", "only a state can have a layout")
+	}
+	n := b.node(op, pos(t.Pos))
+	v := b.g.newValue(n, typ)
+	v.Name = t.Name
+	switch op {
+	case OpInput:
+		b.g.Inputs = append(b.g.Inputs, v)
+	case OpParam:
+		b.g.Params = append(b.g.Params, v)
+	case OpState:
+		b.g.States = append(b.g.States, v)
+	}
+	bd := &binding{name: t.Name, kind: t.Kind, pos: pos(t.Pos), val: v}
+	b.scope[t.Name] = bd
+	b.order = append(b.order, bd)
+	return op == OpState
+}
+
+// typeOf checks a declared type.
+func (b *builder) typeOf(t *parser.Type) (Type, bool) {
+	dt := ParseDType(t.DType)
+	ok := true
+	if dt == Invalid {
+		b.errorf(t.Pos, "dtypes are bf16, f16, f32, fp8e4m3 and i32", "unknown dtype %q", t.DType)
+		ok = false
+	}
+	shape := make(Shape, len(t.Shape))
+	for i, e := range t.Shape {
+		d, dok := b.dimExpr(e)
+		ok = ok && dok
+		shape[i] = d
+	}
+	return Type{DType: dt, Shape: shape}, ok
+}
+
+// node appends a node to the graph.
+func (b *builder) node(op Op, p diag.Pos, args ...*Value) *Node {
+	n := &Node{ID: len(b.g.Nodes) + 1, Op: op, Args: args, Pos: p}
+	b.g.Nodes = append(b.g.Nodes, n)
+	return n
+}
+
+// apply adds a node and types it; it reports a type error at p and returns
+// nil outputs on failure.
+func (b *builder) apply(op Op, p lexer.Position, attr Attr, args ...*Value) []*Value {
+	n := &Node{Op: op, Args: args, Pos: pos(p), Attr: attr}
+	res, err := Infer(n)
+	if err != nil {
+		b.errorf(p, err.Hint, "%s", err.Msg)
+		return nil
+	}
+	n.ID = len(b.g.Nodes) + 1
+	b.g.Nodes = append(b.g.Nodes, n)
+	for _, r := range res {
+		v := b.g.newValue(n, r.Type)
+		v.Ragged = r.Ragged
+	}
+	return n.Outs
+}
+
+// apply1 is apply for single-output ops.
+func (b *builder) apply1(op Op, p lexer.Position, attr Attr, args ...*Value) *Value {
+	outs := b.apply(op, p, attr, args...)
+	if outs == nil {
+		return nil
+	}
+	return outs[0]
+}
+
+// bind handles the bindings, in file order.
+func (b *builder) bind(f *parser.File) {
+	for _, s := range f.Stmts {
+		if s.Binding == nil {
+			continue
+		}
+		bd := s.Binding
+		vals := b.exprMulti(bd.Value, len(bd.Names))
+		for i, n := range bd.Names {
+			var v *Value
+			if vals != nil {
+				v = vals[i]
+			}
+			b.assign(n, v)
+		}
+	}
+	for _, name := range sortedKeys(b.outputs) {
+		o := b.outputs[name]
+		if o.val == nil && !o.used {
+			b.errs.Add(o.pos, fmt.Sprintf("assign it: %s = ...", name), "output %s is declared but never assigned", name)
+		}
+	}
+	b.g.Outputs = nil
+	for _, s := range f.Stmts {
+		if t := s.Tensor; t != nil && t.Kind == "output" {
+			if o := b.outputs[t.Name]; o != nil && o.val != nil {
+				b.g.Outputs = append(b.g.Outputs, o.val)
+			}
+		}
+	}
+}
+
+// assign binds one name; v is nil when its expression had errors.
+func (b *builder) assign(n *parser.Name, v *Value) {
+	if _, isConst := b.consts[n.Name]; isConst || b.dims[n.Name] || b.fns[n.Name] != nil {
+		b.errorf(n.Pos, "choose another name", "%s is a dim, const or fn and cannot be rebound", n.Name)
+		return
+	}
+	if o, ok := b.outputs[n.Name]; ok {
+		o.used = true // an output with an erroneous value is still assigned
+		if o.val != nil {
+			b.errorf(n.Pos, fmt.Sprintf("first assigned at line %d", o.pos.Line), "output %s is assigned twice", n.Name)
+			return
+		}
+		if v == nil {
+			return
+		}
+		if v.Type.DType != o.decl.DType || !v.Type.Shape.Equal(o.decl.Shape) {
+			b.errorf(n.Pos, fmt.Sprintf("output %s is declared %s", n.Name, o.decl), "output %s gets a value of type %s", n.Name, v.Type)
+			return
+		}
+		o.val, o.pos = v, pos(n.Pos)
+		v.Name = n.Name
+		return
+	}
+	if v == nil {
+		// Remember the name so later uses do not report it as unknown.
+		b.scope[n.Name] = &binding{name: n.Name, kind: "value", pos: pos(n.Pos), used: true}
+		return
+	}
+	if v.Name == "" {
+		v.Name = n.Name
+	}
+	bd := &binding{name: n.Name, kind: "value", pos: pos(n.Pos), val: v}
+	b.scope[n.Name] = bd
+	b.order = append(b.order, bd)
+}
+
+func (b *builder) checkUnused() {
+	for _, bd := range b.order {
+		if bd.used {
+			continue
+		}
+		switch bd.kind {
+		case "value":
+			b.errs.Add(bd.pos, "use it, or remove the binding", "%s is assigned and never used", bd.name)
+		default:
+			b.errs.Add(bd.pos, "use it, or remove the declaration", "%s %s is declared and never used", bd.kind, bd.name)
+		}
+	}
+}
+
+// constExpr evaluates a const declaration's expression.
+func (b *builder) constExpr(e *parser.Expr) (number, bool) {
+	op, ok := b.expr(e)
+	if !ok {
+		return number{}, false
+	}
+	if op.num == nil {
+		b.errorf(e.Pos, "constants are numbers or arithmetic on numbers", "const value is not a number")
+		return number{}, false
+	}
+	return *op.num, true
+}
+
+// foldUnary evaluates a built-in element-wise function on a number.
+var foldUnary = map[string]func(float64) float64{
+	"exp":     math.Exp,
+	"log":     math.Log,
+	"sqrt":    math.Sqrt,
+	"rsqrt":   func(x float64) float64 { return 1 / math.Sqrt(x) },
+	"tanh":    math.Tanh,
+	"sigmoid": func(x float64) float64 { return 1 / (1 + math.Exp(-x)) },
+	"silu":    func(x float64) float64 { return x / (1 + math.Exp(-x)) },
+	"gelu":    func(x float64) float64 { return 0.5 * x * (1 + math.Erf(x/math.Sqrt2)) },
+}

@@ -1,0 +1,101 @@
+package ir
+
+import (
+	"fmt"
+
+	"github.com/fuser-dev/fuser/parser"
+)
+
+// layoutArgs lists the arguments each layout takes, all required.
+var layoutArgs = map[string][]string{
+	"contiguous": nil,
+	"paged":      {"page", "pages", "indptr", "indices", "last"},
+	"ragged":     {"indptr"},
+}
+
+// layout resolves a state's layout annotation. Paged and ragged caches get a
+// seqlens node computing each sequence's length from the layout's inputs,
+// and their token axis is marked ragged.
+func (b *builder) layout(t *parser.TensorDecl) {
+	l := t.Layout
+	want, ok := layoutArgs[l.Name]
+	if !ok {
+		b.errorf(l.Pos, "layouts are contiguous, paged(...) and ragged(...)", "unknown layout %s", l.Name)
+		return
+	}
+	args := map[string]*parser.Arg{}
+	for _, a := range l.Args {
+		if !contains(want, a.Name) {
+			b.errorf(a.Pos, fmt.Sprintf("%s takes %v", l.Name, want), "unknown argument %q of layout %s", a.Name, l.Name)
+			return
+		}
+		args[a.Name] = a
+	}
+	for _, w := range want {
+		if args[w] == nil {
+			b.errorf(l.Pos, fmt.Sprintf("%s takes %v", l.Name, want), "layout %s needs %s=", l.Name, w)
+			return
+		}
+	}
+	state := b.scope[t.Name].val
+	lay := &Layout{}
+	switch l.Name {
+	case "contiguous":
+		return
+	case "paged":
+		lay.Kind = Paged
+		page, ok := b.intArg(args["page"])
+		if !ok {
+			return
+		}
+		if page < 1 || page&(page-1) != 0 {
+			b.errorf(args["page"].Pos, "page sizes are powers of two from 1 to 128 or more", "page size %d is not a power of two", page)
+			return
+		}
+		lay.Page = int64(page)
+		if lay.Pages, ok = b.dimExpr(args["pages"].Value); !ok {
+			return
+		}
+		lay.Indices = b.layoutInput(args["indices"])
+		lay.Last = b.layoutInput(args["last"])
+	case "ragged":
+		lay.Kind = RaggedLayout
+	}
+	lay.Indptr = b.layoutInput(args["indptr"])
+	if lay.Indptr == nil || lay.Kind == Paged && (lay.Indices == nil || lay.Last == nil) {
+		return
+	}
+	state.Def.Attr.Layout = lay
+	lensArgs := []*Value{lay.Indptr}
+	if lay.Kind == Paged {
+		lensArgs = append(lensArgs, lay.Last)
+	}
+	lens := b.apply1(OpSeqLens, l.Pos, Attr{Num: float64(lay.Page)}, lensArgs...)
+	if lens == nil {
+		return
+	}
+	if s := state.Type.Shape; len(s) == 5 && !lens.Type.Shape[0].Equal(s[1]) {
+		b.errorf(l.Pos, "indptr has one entry more than the batch", "layout describes %s sequences, the cache has batch %s", lens.Type.Shape[0], s[1])
+		return
+	}
+	state.Ragged = &Ragged{Axis: 3, Batch: 1, Lens: lens}
+}
+
+// layoutInput resolves a layout argument naming an i32 input.
+func (b *builder) layoutInput(a *parser.Arg) *Value {
+	name := ""
+	if c := soleCall(a.Value); c != nil && !c.HasArgs {
+		name = c.Name
+	}
+	bd, ok := b.scope[name]
+	if !ok || bd.kind != "input" {
+		b.errorf(a.Pos, "declare it: input "+name+" : i32[...]", "layout argument %s= must name a declared input", a.Name)
+		return nil
+	}
+	if bd.val.Type.DType != I32 || len(bd.val.Type.Shape) != 1 {
+		b.errorf(a.Pos, "", "layout argument %s= must be a 1-D i32 input, %s is %s", a.Name, name, bd.val.Type)
+		return nil
+	}
+	bd.used = true
+	return bd.val
+}

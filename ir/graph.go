@@ -1,0 +1,126 @@
+package ir
+
+import "github.com/fuser-dev/fuser/diag"
+
+// Graph is a layer in SSA form: nodes in a topological order, each defining
+// one or more values.
+type Graph struct {
+	Name string
+	// Dims are the symbolic dims, in declaration order.
+	Dims []string
+	// Consts are the named constants with their folded values.
+	Consts map[string]float64
+	Nodes  []*Node
+	// Inputs, Params and States are the leaf values, in declaration order.
+	Inputs, Params, States []*Value
+	// Outputs are the declared outputs, in declaration order.
+	Outputs []*Value
+	nextID  int
+}
+
+// Value is a tensor: the result of one node.
+type Value struct {
+	ID   int
+	Name string // the spec name the value was bound to, if any
+	Type Type
+	Def  *Node
+	// Ragged is set when one axis has a per-sequence length (paged or ragged
+	// KV caches): positions past a sequence's length do not exist.
+	Ragged *Ragged
+}
+
+// Type is a tensor type.
+type Type struct {
+	DType DType
+	Shape Shape
+}
+
+// String prints the type as bf16[B, S, 4096].
+func (t Type) String() string { return t.DType.String() + t.Shape.String() }
+
+// Ragged marks an axis whose valid length differs per sequence: along Axis,
+// position j of sequence b (the index on axis Batch, or sequence 0 when Batch
+// is -1) exists iff j < Lens[b] + Extra, where Lens is an i32[B] value.
+type Ragged struct {
+	Axis, Batch int
+	Lens        *Value
+	Extra       Dim
+}
+
+// Layout is the storage of a state tensor.
+type Layout struct {
+	Kind LayoutKind
+	// Page is the page size of a paged layout; Pages the number of pages in
+	// the pool (a dim).
+	Page  int64
+	Pages Dim
+	// Indptr, Indices and Last are the i32 inputs that describe a paged or
+	// ragged layout (Indices and Last only for paged).
+	Indptr, Indices, Last *Value
+}
+
+// LayoutKind says how a state is stored.
+type LayoutKind int
+
+// The KV-cache layouts.
+const (
+	Contiguous LayoutKind = iota
+	Paged
+	RaggedLayout
+)
+
+var layoutNames = [...]string{"contiguous", "paged", "ragged"}
+
+// String names the layout.
+func (k LayoutKind) String() string { return layoutNames[k] }
+
+// Node is one operation.
+type Node struct {
+	ID   int
+	Op   Op
+	Args []*Value
+	Outs []*Value
+	Pos  diag.Pos
+	Attr Attr
+}
+
+// Attr holds the op parameters; each op reads only the fields it needs.
+type Attr struct {
+	Axis  int     // reductions, softmax, split, concat, slice: a non-negative axis
+	Perm  []int   // transpose
+	Sizes []Dim   // split: the part sizes; reshape: the new shape
+	Start Dim     // slice
+	End   Dim     // slice
+	Num   float64 // const: the value; softcap: c; rope: theta
+	K     int     // topk
+	W     Dim     // window: keys kept before and including the query
+	To    DType   // cast
+	// Layout is the storage of a state leaf.
+	Layout *Layout
+}
+
+// NewValue adds a value defined by n.
+func (g *Graph) newValue(n *Node, t Type) *Value {
+	g.nextID++
+	v := &Value{ID: g.nextID, Type: t, Def: n}
+	n.Outs = append(n.Outs, v)
+	return v
+}
+
+// Users returns, for every value, the nodes that read it, in graph order.
+func (g *Graph) Users() map[*Value][]*Node {
+	users := map[*Value][]*Node{}
+	for _, n := range g.Nodes {
+		for _, a := range n.Args {
+			users[a] = append(users[a], n)
+		}
+		if n.Attr.Layout != nil {
+			for _, a := range []*Value{n.Attr.Layout.Indptr, n.Attr.Layout.Indices, n.Attr.Layout.Last} {
+				if a != nil {
+					users[a] = append(users[a], n)
+				}
+			}
+		}
+	}
+	return users
+}

@@ -1,0 +1,143 @@
+package ir
+
+// Op is the operation a node computes.
+type Op int
+
+// The IR's operations. Leaves first, then by pattern kind.
+const (
+	OpInput Op = iota
+	OpParam
+	OpState
+	OpConst // a scalar number
+	OpSeqLens
+
+	OpNeg
+	OpExp
+	OpLog
+	OpSqrt
+	OpRsqrt
+	OpTanh
+	OpSilu
+	OpGelu
+	OpSigmoid
+	OpCast
+	OpAdd
+	OpSub
+	OpMul
+	OpDiv
+	OpMax
+	OpMin
+	OpSoftcap
+
+	OpCausal
+	OpWindow
+	OpRope
+
+	OpReshape
+	OpTranspose
+	OpSplit
+	OpConcat
+	OpSlice
+	OpGather
+
+	OpSum
+	OpReduceMax
+	OpMean
+	OpSoftmax
+	OpTopK
+
+	OpMatmul
+
+	OpAppend
+	numOps
+)
+
+// Pattern is an op's fusion pattern kind, after TVM's FuseOps: fusion rules
+// read the kind, never the op.
+type Pattern int
+
+// The pattern kinds, from most to least fusible.
+const (
+	// ElemWise ops map each output element from the same element of each input.
+	ElemWise Pattern = iota
+	// Broadcast ops are element-wise with some inputs stretched along axes.
+	Broadcast
+	// Injective ops move elements without arithmetic (reshape, transpose, split).
+	Injective
+	// Reduction ops combine elements along an axis.
+	Reduction
+	// OutEWiseFusable ops (matmul) accept element-wise consumers as an epilogue.
+	OutEWiseFusable
+	// Opaque ops are kernels of their own (leaves, cache writes).
+	Opaque
+)
+
+var patternNames = [...]string{"elemwise", "broadcast", "injective", "reduction", "out-elemwise-fusable", "opaque"}
+
+// String names the pattern kind.
+func (p Pattern) String() string { return patternNames[p] }
+
+// OpInfo describes an op.
+type OpInfo struct {
+	Name    string
+	Pattern Pattern
+	// Flops is the arithmetic per output element of element-wise ops, used by
+	// the cost model (transcendentals count as one).
+	Flops int
+}
+
+var opInfo = [numOps]OpInfo{
+	OpInput:     {"input", Opaque, 0},
+	OpParam:     {"param", Opaque, 0},
+	OpState:     {"state", Opaque, 0},
+	OpConst:     {"const", ElemWise, 0},
+	OpSeqLens:   {"seqlens", Opaque, 1},
+	OpNeg:       {"neg", ElemWise, 1},
+	OpExp:       {"exp", ElemWise, 1},
+	OpLog:       {"log", ElemWise, 1},
+	OpSqrt:      {"sqrt", ElemWise, 1},
+	OpRsqrt:     {"rsqrt", ElemWise, 1},
+	OpTanh:      {"tanh", ElemWise, 1},
+	OpSilu:      {"silu", ElemWise, 4},
+	OpGelu:      {"gelu", ElemWise, 8},
+	OpSigmoid:   {"sigmoid", ElemWise, 3},
+	OpCast:      {"cast", ElemWise, 0},
+	OpAdd:       {"add", Broadcast, 1},
+	OpSub:       {"sub", Broadcast, 1},
+	OpMul:       {"mul", Broadcast, 1},
+	OpDiv:       {"div", Broadcast, 1},
+	OpMax:       {"max", Broadcast, 1},
+	OpMin:       {"min", Broadcast, 1},
+	OpSoftcap:   {"softcap", ElemWise, 3},
+	OpCausal:    {"causal", ElemWise, 1},
+	OpWindow:    {"window", ElemWise, 2},
+	OpRope:      {"rope", Injective, 3},
+	OpReshape:   {"reshape", Injective, 0},
+	OpTranspose: {"transpose", Injective, 0},
+	OpSplit:     {"split", Injective, 0},
+	OpConcat:    {"concat", Injective, 0},
+	OpSlice:     {"slice", Injective, 0},
+	OpGather:    {"gather", Injective, 0},
+	OpSum:       {"sum", Reduction, 1},
+	OpReduceMax: {"reduce_max", Reduction, 1},
+	OpMean:      {"mean", Reduction, 1},
+	OpSoftmax:   {"softmax", Reduction, 5},
+	OpTopK:      {"topk", Reduction, 1},
+	OpMatmul:    {"matmul", OutEWiseFusable, 2},
+	OpAppend:    {"append", Opaque, 0},
+}
+
+// Info returns the op's description.
+func (o Op) Info() OpInfo { return opInfo[o] }
+
+// String names the op.
+func (o Op) String() string {
+	if o < 0 || o >= numOps {
+		return "?"
+	}
+	return opInfo[o].Name
+}
+
+// IsLeaf reports whether the op has no inputs and stands for a tensor the
+// caller provides.
+func (o Op) IsLeaf() bool { return o == OpInput || o == OpParam || o == OpState }
