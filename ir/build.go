@@ -20,10 +20,15 @@ func Build(f *parser.File) (*Graph, error) {
 		fns:     map[string]*parser.FnDecl{},
 		scope:   map[string]*binding{},
 		outputs: map[string]*binding{},
+		bad:     map[string]bool{},
 	}
 	b.declare(f)
 	b.bind(f)
-	b.checkUnused()
+	if len(b.errs) == 0 {
+		// Unused names are reported only on an otherwise correct file: an
+		// erroneous expression stops before it reads all of its operands.
+		b.checkUnused()
+	}
 	b.errs.Sort()
 	if err := b.errs.Err(); err != nil {
 		return nil, err
@@ -41,6 +46,8 @@ type builder struct {
 	outputs map[string]*binding
 	// order lists every tensor binding once, to find unused ones.
 	order []*binding
+	// bad holds names whose declaration had an error; their uses report nothing.
+	bad map[string]bool
 	// frames are the user-function calls being inlined, innermost last.
 	frames []*frame
 }
@@ -122,6 +129,8 @@ func (b *builder) declare(f *parser.File) {
 				if ok {
 					b.consts[c.Name] = v
 					b.g.Consts[c.Name] = v.v
+				} else {
+					b.bad[c.Name] = true
 				}
 			}
 		case s.Fn != nil:
@@ -148,6 +157,7 @@ func (b *builder) declareTensor(t *parser.TensorDecl) bool {
 	}
 	typ, ok := b.typeOf(t.Type)
 	if !ok {
+		b.bad[t.Name] = true
 		return false
 	}
 	if t.Kind == "output" {
@@ -285,10 +295,11 @@ func (b *builder) assign(n *parser.Name, v *Value) {
 		return
 	}
 	if v == nil {
-		// Remember the name so later uses do not report it as unknown.
-		b.scope[n.Name] = &binding{name: n.Name, kind: "value", pos: pos(n.Pos), used: true}
+		b.bad[n.Name] = true
+		delete(b.scope, n.Name)
 		return
 	}
+	delete(b.bad, n.Name)
 	if v.Name == "" {
 		v.Name = n.Name
 	}
@@ -334,4 +345,14 @@ var foldUnary = map[string]func(float64) float64{
 	"sigmoid": func(x float64) float64 { return 1 / (1 + math.Exp(-x)) },
 	"silu":    func(x float64) float64 { return x / (1 + math.Exp(-x)) },
 	"gelu":    func(x float64) float64 { return 0.5 * x * (1 + math.Erf(x/math.Sqrt2)) },
+}
+
+// Parse parses and builds a spec: the front end in one call. Errors are a
+// diag.List; render them with the source for users.
+func Parse(filename, src string) (*Graph, error) {
+	f, err := parser.Parse(filename, src)
+	if err != nil {
+		return nil, err
+	}
+	return Build(f)
 }

@@ -213,6 +213,9 @@ func (b *builder) listArg(a *parser.Arg) ([]*parser.Expr, bool) {
 	if len(e.Ops) == 0 && len(e.Left.Ops) == 0 && e.Left.Left.Primary != nil && e.Left.Left.Primary.List != nil {
 		return e.Left.Left.Primary.List.Items, true
 	}
+	if c := soleCall(e); c != nil && !c.HasArgs && b.bad[c.Name] {
+		return nil, false
+	}
 	b.errorf(a.Pos, "write a list: [a, b]", "expected a list")
 	return nil, false
 }

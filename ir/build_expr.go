@@ -133,6 +133,9 @@ func (b *builder) primary(p *parser.Primary) (operand, bool) {
 
 // lookup resolves a name used as a value.
 func (b *builder) lookup(name string, p lexer.Position) (operand, bool) {
+	if b.bad[name] {
+		return operand{}, false
+	}
 	if len(b.frames) > 0 {
 		if op, ok := b.frames[len(b.frames)-1].params[name]; ok {
 			return op, true
@@ -146,9 +149,9 @@ func (b *builder) lookup(name string, p lexer.Position) (operand, bool) {
 		return operand{}, false
 	}
 	if bd, ok := b.scope[name]; ok {
-		if len(b.frames) > 0 {
+		if len(b.frames) > 0 && bd.kind == "value" {
 			fr := b.frames[len(b.frames)-1]
-			b.errorf(p, "pass it as a parameter", "%s is not a parameter of fn %s", name, fr.fn.Name)
+			b.errorf(p, "pass it as a parameter; fn bodies see declared tensors, consts and their parameters", "%s is not a parameter of fn %s", name, fr.fn.Name)
 			return operand{}, false
 		}
 		bd.used = true
@@ -323,6 +326,9 @@ func (b *builder) dimUnary(u *parser.Unary) (Dim, bool) {
 		return b.dimExpr(p.Paren)
 	case p.Call != nil && !p.Call.HasArgs:
 		name := p.Call.Name
+		if b.bad[name] {
+			return Dim{}, false
+		}
 		if b.dims[name] {
 			return Sym(name), true
 		}

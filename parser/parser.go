@@ -18,6 +18,7 @@ var Keywords = []string{"layer", "dim", "const", "input", "param", "state", "out
 var specLexer = lexer.MustSimple([]lexer.SimpleRule{
 	{Name: "Comment", Pattern: `#[^\n]*`},
 	{Name: "Float", Pattern: `(\d+\.\d*|\.\d+)([eE][-+]?\d+)?|\d+[eE][-+]?\d+`},
+	{Name: "BadNumber", Pattern: `\d+(\.\d*)?[eE][-+]?`},
 	{Name: "Int", Pattern: `\d+`},
 	{Name: "Ident", Pattern: `[A-Za-z_][A-Za-z0-9_]*`},
 	{Name: "Punct", Pattern: `[-+*/@=,:()\[\]]`},
@@ -50,7 +51,11 @@ func Parse(filename, src string) (*File, error) {
 	}
 	var errs diag.List
 	lines := strings.SplitAfter(src, "\n")
-	errs = append(errs, atLineEnd(syntaxError(filename, err), lines))
+	first := atLineEnd(syntaxError(filename, err), lines)
+	if !headerRE.MatchString(src) {
+		first.Msg, first.Hint = "syntax error: a spec must start with `layer NAME`", "add a first line such as: layer llama3_8b"
+	}
+	errs = append(errs, first)
 	for {
 		last := errs[len(errs)-1].Pos
 		next := nextStmtLine(lines, last.Line)
@@ -69,6 +74,12 @@ func Parse(filename, src string) (*File, error) {
 	}
 	return nil, errs
 }
+
+// badNumber matches a message about a number with an empty exponent.
+var badNumber = regexp.MustCompile(`unexpected token "\d+(\.\d*)?[eE][-+]?"`)
+
+// headerRE matches a spec whose first token is "layer".
+var headerRE = regexp.MustCompile(`^(\s|#[^\n]*\n)*layer\b`)
 
 // nextStmtLine returns the 0-based index of the first line after line
 // (1-based) that starts a statement, or -1.
@@ -130,6 +141,9 @@ func syntaxError(filename string, err error) *diag.Error {
 	if errors.As(err, &perr) {
 		p := perr.Position()
 		msg := grammarWords.Replace(perr.Message())
+		if m := lexerError.FindStringSubmatch(perr.Message()); m != nil {
+			msg = fmt.Sprintf("unexpected character %q", m[1])
+		}
 		return &diag.Error{Pos: Position(p), Msg: "syntax error: " + msg, Hint: syntaxHint(msg)}
 	}
 	return &diag.Error{Pos: diag.Pos{File: filename, Line: 1, Col: 1}, Msg: fmt.Sprintf("syntax error: %v", err)}
@@ -137,19 +151,24 @@ func syntaxError(filename string, err error) *diag.Error {
 
 // grammarWords renames grammar symbols in participle's messages to words.
 var grammarWords = strings.NewReplacer(
-	"expected Expr", "expected an expression",
-	"expected Term", "expected an expression",
-	"expected Unary", "expected an expression",
-	"expected Primary", "expected an expression",
-	"expected Stmt", "expected a declaration or binding",
-	"expected Type", "expected a type such as bf16[B, D]",
+	"Expr", "expression",
+	"Term", "expression",
+	"Unary", "expression",
+	"Primary", "expression",
+	"Stmt", "declaration or binding",
+	"Type", "type such as bf16[B, D]",
 )
+
+// lexerError matches participle's message for a character no token starts with.
+var lexerError = regexp.MustCompile(`^lexer: invalid input text "(.).*`)
 
 func syntaxHint(msg string) string {
 	switch {
 	case strings.Contains(msg, `expected "layer"`):
 		return "a spec starts with `layer NAME`"
-	case strings.Contains(msg, "invalid input text"):
+	case badNumber.MatchString(msg):
+		return "an exponent needs digits, as in 1e-5"
+	case strings.Contains(msg, "unexpected character"):
 		return "allowed characters are names, numbers, + - * / @ = , : ( ) [ ] and # comments"
 	}
 	return ""

@@ -1,0 +1,34 @@
+// Package golden compares test output with files under testdata; run the
+// tests with -update to rewrite the files from the current output.
+package golden
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files with the current output")
+
+// Check compares got with the file at path (relative to the test's package),
+// or rewrites the file when -update is set.
+func Check(t testing.TB, path, got string) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from the output (run go test -update to accept it)\n--- want\n%s\n--- got\n%s", path, want, got)
+	}
+}

@@ -1,0 +1,37 @@
+// Package specs embeds the layer specs that ship with fuser: the default
+// Llama-3-8B layer that `fuser` runs with no arguments, and the model variants
+// every test plans, compiles and executes.
+package specs
+
+import (
+	"embed"
+	"io/fs"
+	"sort"
+	"strings"
+)
+
+//go:embed *.fu
+var files embed.FS
+
+// Default is the name of the spec `fuser` runs when given none.
+const Default = "llama3_8b"
+
+// Names lists the embedded specs, sorted, without the .fu extension.
+func Names() []string {
+	entries, _ := fs.ReadDir(files, ".")
+	var names []string
+	for _, e := range entries {
+		names = append(names, strings.TrimSuffix(e.Name(), ".fu"))
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Source returns the text of the embedded spec name and its file name.
+func Source(name string) (filename, src string, ok bool) {
+	b, err := files.ReadFile(name + ".fu")
+	if err != nil {
+		return "", "", false
+	}
+	return "specs/" + name + ".fu", string(b), true
+}
