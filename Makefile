@@ -16,4 +16,4 @@ unit:
 
 # A longer fuzzing run of the parser and checker (not part of `make test`).
 fuzz:
-	$(GO) test ./ir -run '^$$' -fuzz FuzzParse -fuzztime 10m
+	$(GO) test ./ir -run '^$$' -fuzz FuzzParse -fuzztime 10m -fuzzminimizetime 5s

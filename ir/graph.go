@@ -97,6 +97,25 @@ type Attr struct {
 	To    DType   // cast
 	// Layout is the storage of a state leaf.
 	Layout *Layout
+	// Attn describes an attention node's variant.
+	Attn *Attention
+}
+
+// Attention is the variant of a fused attention node. Its arguments are
+// q [B, H, S, Dh], then K, V [B, G, T, Dh]; a cascade node has the shared
+// prefix first: q, Kp, Vp [1, G, L, Dh], K, V. Scores are
+// softcap((q · k) * Scale) with the mask applied, as written in the spec.
+type Attention struct {
+	Scale float64
+	// Softcap is the cap c of c*tanh(s/c), 0 for none.
+	Softcap float64
+	// Causal masks keys after the query; Window, when not zero, also masks
+	// keys Window or more positions before it.
+	Causal bool
+	Window Dim
+	// Cascade is set when the keys are a shared prefix followed by each
+	// sequence's own keys.
+	Cascade bool
 }
 
 // NewValue adds a value defined by n.

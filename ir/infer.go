@@ -90,6 +90,8 @@ func Infer(n *Node) ([]Result, *TypeError) {
 		return inferMatmul(n)
 	case OpAppend:
 		return inferAppend(n)
+	case OpAttention:
+		return inferAttention(n)
 	}
 	return nil, typeErr("", "unknown op %d", n.Op)
 }
@@ -454,4 +456,26 @@ func inferAppend(n *Node) ([]Result, *TypeError) {
 func isTwo(d Dim) bool {
 	v, ok := d.Value()
 	return ok && v == 2
+}
+
+func inferAttention(n *Node) ([]Result, *TypeError) {
+	want := 3
+	if n.Attr.Attn != nil && n.Attr.Attn.Cascade {
+		want = 5
+	}
+	if n.Attr.Attn == nil || len(n.Args) != want {
+		return nil, typeErr("", "attention needs %d arguments and a variant", want)
+	}
+	q := n.Args[0]
+	qs := q.Type.Shape
+	if len(qs) != 4 {
+		return nil, typeErr("", "attention query must be [B, H, S, Dh], got %s", q.Type)
+	}
+	for _, kv := range n.Args[1:] {
+		ks := kv.Type.Shape
+		if len(ks) != 4 || !ks[3].Equal(qs[3]) || kv.Type.DType != q.Type.DType || GroupSize(qs[1], ks[1]) == 0 {
+			return nil, typeErr("", "attention keys/values must be [B, G, T, %s] %s, got %s", qs[3], q.Type.DType, kv.Type)
+		}
+	}
+	return one(q.Type, nil), nil
 }

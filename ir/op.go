@@ -49,6 +49,9 @@ const (
 	OpMatmul
 
 	OpAppend
+	// OpAttention is fused softmax attention, produced by the attention pass
+	// from its written form; it is never written in a spec.
+	OpAttention
 	numOps
 )
 
@@ -125,6 +128,7 @@ var opInfo = [numOps]OpInfo{
 	OpTopK:      {"topk", Reduction, 1},
 	OpMatmul:    {"matmul", OutEWiseFusable, 2},
 	OpAppend:    {"append", Opaque, 0},
+	OpAttention: {"attention", Opaque, 0},
 }
 
 // Info returns the op's description.

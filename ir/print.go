@@ -84,6 +84,22 @@ func (n *Node) attrString() string {
 		return fmt.Sprintf("axis=%d", a.Axis)
 	case OpSlice:
 		return fmt.Sprintf("axis=%d start=%s end=%s", a.Axis, a.Start, a.End)
+	case OpAttention:
+		at := a.Attn
+		s := fmt.Sprintf("scale=%g", at.Scale)
+		if at.Causal {
+			s += " causal"
+		}
+		if !at.Window.IsZero() {
+			s += " window=" + at.Window.String()
+		}
+		if at.Softcap != 0 {
+			s += fmt.Sprintf(" softcap=%g", at.Softcap)
+		}
+		if at.Cascade {
+			s += " cascade"
+		}
+		return s
 	case OpSeqLens:
 		if a.Num > 0 {
 			return fmt.Sprintf("page=%g", a.Num)

@@ -56,9 +56,11 @@ func Parse(filename, src string) (*File, error) {
 		first.Msg, first.Hint = "syntax error: a spec must start with `layer NAME`", "add a first line such as: layer llama3_8b"
 	}
 	errs = append(errs, first)
+	// Resume at the next statement after each error; from only grows, so the
+	// loop ends.
+	from := first.Pos.Line
 	for {
-		last := errs[len(errs)-1].Pos
-		next := nextStmtLine(lines, last.Line)
+		next := nextStmtLine(lines, from)
 		if next < 0 {
 			break
 		}
@@ -67,10 +69,13 @@ func Parse(filename, src string) (*File, error) {
 			break
 		}
 		e := syntaxError(filename, err)
-		if e.Pos.Line <= last.Line {
+		if e.Pos.Line <= from {
 			break
 		}
-		errs = append(errs, atLineEnd(e, lines))
+		from = e.Pos.Line
+		if e = atLineEnd(e, lines); e.Pos.Line > errs[len(errs)-1].Pos.Line {
+			errs = append(errs, e)
+		}
 	}
 	return nil, errs
 }

@@ -1,0 +1,17 @@
+// Package interp is the CPU reference interpreter of fuser's IR: it runs an
+// ir.Graph on concrete tensors, element by element in float64, and is the
+// oracle every generated kernel is compared against.
+//
+// Values are computed exactly as LANGUAGE.md and ir/infer.go define the ops.
+// Tensors hold float64 in row-major order whatever their declared dtype;
+// Options.Round emulates the declared dtypes by rounding every result.
+//
+// Variable-length (ragged) values: positions past a sequence's length do not
+// exist. Reductions, softmax, topk and matmul contractions skip them, masks
+// use the per-sequence key count, and every result stores 0 there, so no
+// data from unused cache slots can leak into a result.
+//
+// State leaves are given in their physical layout (see Run) and seen by the
+// ops through their logical [2, B, G, T, Dh] view; the append op also writes
+// the new tokens into the physical state, returned in Result.States.
+package interp
