@@ -1,0 +1,110 @@
+package passes
+
+import (
+	"fmt"
+
+	"github.com/fuser-dev/fuser/ir"
+	"github.com/fuser-dev/fuser/plan"
+)
+
+// Launch-plan constants. GEMV blocks own gemvCols output columns; attention
+// prefill tiles are Br×Bc; decode splits cover at least minSplitTokens keys.
+const (
+	gemvMaxRows    = 16
+	gemvCols       = 32
+	gemmTile       = 128
+	prefillBr      = 128
+	minSplitTokens = 256
+)
+
+// launch sizes every kernel's grid at the bound dims. Decode attention (few
+// queries per kv head) gets a split-KV count from batch × kv-heads × context
+// against the SM count: no split when the (sequence, kv-head) pairs already
+// fill the GPU, more splits for long contexts at small batch.
+func launch(s *State) (int, error) {
+	for _, k := range s.Plan.Kernels {
+		l, err := launchOf(s, k)
+		if err != nil {
+			return 0, fmt.Errorf("kernel %s: %w", k.Name, err)
+		}
+		k.Launch = l
+	}
+	return len(s.Plan.Kernels), nil
+}
+
+func launchOf(s *State, k *plan.Kernel) (*plan.Launch, error) {
+	eval := func(d ir.Dim) int64 {
+		v, _ := d.Eval(s.Dims)
+		return v
+	}
+	first := k.Nodes[0]
+	switch k.Strategy {
+	case plan.Gemm:
+		a, out := first.Args[0].Type.Shape, first.Outs[0].Type.Shape
+		m, n, kk := eval(a[len(a)-2]), eval(out[len(out)-1]), eval(a[len(a)-1])
+		batch := int64(1)
+		for _, d := range out[:len(out)-2] {
+			batch *= eval(d)
+		}
+		if m <= gemvMaxRows {
+			blocks := ceilDiv(n, gemvCols) * batch
+			split := int64(1)
+			if blocks < s.Target.SMs/2 {
+				split = max(1, min(ceilDiv(s.Target.SMs, blocks), kk/512))
+			}
+			l := &plan.Launch{Variant: "gemv", Grid: [3]int64{ceilDiv(n, gemvCols), batch, split}, Block: 256, Launches: 1, Splits: split, Tile: [2]int64{m, gemvCols}}
+			if split > 1 {
+				l.Launches = 2 // partial sums, then the reduction running the epilogue
+			}
+			return l, nil
+		}
+		return &plan.Launch{Variant: "gemm", Grid: [3]int64{ceilDiv(n, gemmTile), ceilDiv(m, gemmTile), batch}, Block: 384, Launches: 1, Splits: 1, Tile: [2]int64{gemmTile, gemmTile}, SharedBytes: 4 * 2 * gemmTile * 64 * 2}, nil
+	case plan.Attention:
+		return attentionLaunch(s, first, eval), nil
+	case plan.Row:
+		rows := int64(1)
+		for _, d := range rowDomain(first) {
+			rows *= eval(d)
+		}
+		return &plan.Launch{Variant: "row", Grid: [3]int64{rows, 1, 1}, Block: 256, Launches: 1, Splits: 1}, nil
+	}
+	elems, err := first.Outs[0].Type.Shape.NumElements().Eval(s.Dims)
+	if err != nil {
+		return nil, err
+	}
+	if first.Op == ir.OpAppend {
+		elems, _ = first.Args[1].Type.Shape.NumElements().Eval(s.Dims)
+	}
+	return &plan.Launch{Variant: k.Strategy.String(), Grid: [3]int64{max(1, ceilDiv(elems, 256*8)), 1, 1}, Block: 256, Launches: 1, Splits: 1}, nil
+}
+
+// attentionLaunch picks decode (split-KV) or prefill (tiled) for the bound
+// query length.
+func attentionLaunch(s *State, n *ir.Node, eval func(ir.Dim) int64) *plan.Launch {
+	q, kv := n.Args[0].Type.Shape, n.Args[len(n.Args)-2].Type.Shape
+	b, h, sq, g, tk := eval(q[0]), eval(q[1]), eval(q[2]), eval(kv[1]), eval(kv[2])
+	if n.Attr.Attn.Cascade {
+		tk += eval(n.Args[1].Type.Shape[2])
+	}
+	group := h / max(g, 1)
+	if sq*group <= gemvMaxRows {
+		units := b * g
+		splits := int64(1)
+		if units < s.Target.SMs {
+			splits = max(1, min(ceilDiv(2*s.Target.SMs, units), ceilDiv(tk, minSplitTokens)))
+		}
+		l := &plan.Launch{Variant: "decode", Grid: [3]int64{splits, g, b}, Block: 128, Launches: 1, Splits: splits, Tile: [2]int64{sq * group, 64}}
+		if splits > 1 || n.Attr.Attn.Cascade {
+			l.Launches = 2 // partials with their log-sum-exp, then the merge
+		}
+		return l
+	}
+	return &plan.Launch{Variant: "prefill", Grid: [3]int64{ceilDiv(sq, prefillBr), h, b}, Block: 256, Launches: 1, Splits: 1, Tile: [2]int64{prefillBr, 64}}
+}
+
+func ceilDiv(a, b int64) int64 {
+	if b <= 0 {
+		return 0
+	}
+	return (a + b - 1) / b
+}

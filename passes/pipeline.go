@@ -1,0 +1,123 @@
+// Package passes turns a typed graph into a kernel plan. The passes are one
+// table, run in order; each returns how many changes it made and logs why
+// each candidate fusion fired or did not, and the graph (and plan) are
+// verified after every pass.
+package passes
+
+import (
+	"fmt"
+
+	"github.com/fuser-dev/fuser/ir"
+	"github.com/fuser-dev/fuser/plan"
+)
+
+// Pass is one step of the pipeline.
+type Pass struct {
+	Name string
+	Doc  string
+	// Bound passes need the dims bound and are skipped without them.
+	Bound bool
+	Run   func(*State) (int, error)
+}
+
+// Target describes the GPU the launch plan sizes grids for.
+type Target struct {
+	SMs int64
+}
+
+// H200 is the default target.
+var H200 = Target{SMs: 132}
+
+// Decision is one logged fusion decision, for `fuser plan --explain`.
+type Decision struct {
+	Pass   string
+	Fired  bool
+	Reason string
+}
+
+// String prints the decision as "pass: fused|kept: reason".
+func (d Decision) String() string {
+	verb := "not fused"
+	if d.Fired {
+		verb = "fused"
+	}
+	return fmt.Sprintf("%-12s %-9s %s", d.Pass, verb, d.Reason)
+}
+
+// State is what the passes work on.
+type State struct {
+	Graph  *ir.Graph
+	Plan   *plan.Plan
+	Dims   map[string]int64
+	Target Target
+	Log    []Decision
+	pass   string
+	// kernelOf assigns nodes to kernels during partitioning.
+	kernelOf map[*ir.Node]*plan.Kernel
+}
+
+func (s *State) explain(fired bool, format string, args ...any) {
+	s.Log = append(s.Log, Decision{Pass: s.pass, Fired: fired, Reason: fmt.Sprintf(format, args...)})
+}
+
+// Fused is the optimising pipeline.
+var Fused = []Pass{
+	{Name: "canonicalize", Doc: "CSE, constant folding and normal forms (decomposed softmax, scale after Q·Kᵀ, division by a constant)", Run: canonicalize},
+	{Name: "attention", Doc: "written attention to a flash node: scale, mask, softcap, GQA, cascade, paged KV", Run: attention},
+	{Name: "epilogue", Doc: "matmul kernels absorb their element-wise consumers: bias, activation, residual, SwiGLU, RoPE, KV append", Run: epilogue},
+	{Name: "rows", Doc: "element-wise chains and trees with at most one row reduction become one kernel", Run: rows},
+	{Name: "kernels", Doc: "every remaining op becomes a kernel of its own; kernels ordered", Run: kernels},
+	{Name: "memory", Doc: "liveness-based static arena with fixed offsets", Bound: true, Run: memory},
+	{Name: "launch", Doc: "grids and blocks; split-KV count from batch × kv-heads × context against the SMs", Bound: true, Run: launch},
+}
+
+// Unfused is the trivial plan: one op per kernel, from the same code.
+var Unfused = []Pass{Fused[4], Fused[5], Fused[6]}
+
+// Options control a pipeline run.
+type Options struct {
+	// Dims binds the symbolic dims; without it the bound passes are skipped.
+	Dims   map[string]int64
+	Target Target
+	// After is called after each pass with its name and state (for dumps).
+	After func(pass string, s *State)
+}
+
+// Run clones the graph and runs the passes on the clone.
+func Run(g *ir.Graph, passes []Pass, opt Options) (*State, error) {
+	if opt.Target.SMs == 0 {
+		opt.Target = H200
+	}
+	s := &State{Graph: g.Clone(), Dims: opt.Dims, Target: opt.Target, kernelOf: map[*ir.Node]*plan.Kernel{}}
+	for _, p := range passes {
+		if p.Bound && s.Dims == nil {
+			continue
+		}
+		s.pass = p.Name
+		if _, err := p.Run(s); err != nil {
+			return nil, fmt.Errorf("pass %s: %w", p.Name, err)
+		}
+		if err := s.Graph.Verify(); err != nil {
+			return nil, fmt.Errorf("after pass %s: %w", p.Name, err)
+		}
+		if s.Plan != nil && p.Name != "epilogue" && p.Name != "rows" {
+			if err := s.Plan.Verify(); err != nil {
+				return nil, fmt.Errorf("after pass %s: %w", p.Name, err)
+			}
+		}
+		if opt.After != nil {
+			opt.After(p.Name, s)
+		}
+	}
+	return s, nil
+}
+
+// Lookup returns the pass named name from the fused pipeline.
+func Lookup(name string) (Pass, bool) {
+	for _, p := range Fused {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Pass{}, false
+}

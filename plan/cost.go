@@ -1,0 +1,237 @@
+package plan
+
+import (
+	"fmt"
+
+	"github.com/fuser-dev/fuser/ir"
+)
+
+// Cost is the modelled work of one kernel at bound dims.
+type Cost struct {
+	Kernel   string
+	Strategy Strategy
+	// BytesRead and BytesWritten are compulsory HBM traffic: every input read
+	// once, every output written once, plus the split-KV partials and their
+	// merge. A KV cache read by attention counts every cached token.
+	BytesRead, BytesWritten int64
+	// L2Bytes is traffic the model expects L2 to serve: K/V tiles re-streamed
+	// for every query block of a prefill attention kernel beyond the first.
+	L2Bytes  int64
+	Flops    int64
+	Launches int
+}
+
+// Bytes is the kernel's HBM traffic.
+func (c Cost) Bytes() int64 { return c.BytesRead + c.BytesWritten }
+
+// Costs models every kernel of the plan at bound dims. Kernels need their
+// launch (the launch pass) for split and tile counts.
+func (p *Plan) Costs(dims map[string]int64) ([]Cost, error) {
+	out := make([]Cost, 0, len(p.Kernels))
+	for _, k := range p.Kernels {
+		c, err := kernelCost(k, dims)
+		if err != nil {
+			return nil, fmt.Errorf("kernel %s: %w", k.Name, err)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// Total sums costs.
+func Total(cs []Cost) Cost {
+	t := Cost{Kernel: "total"}
+	for _, c := range cs {
+		t.BytesRead += c.BytesRead
+		t.BytesWritten += c.BytesWritten
+		t.L2Bytes += c.L2Bytes
+		t.Flops += c.Flops
+		t.Launches += c.Launches
+	}
+	return t
+}
+
+func kernelCost(k *Kernel, dims map[string]int64) (Cost, error) {
+	if k.Launch == nil {
+		return Cost{}, fmt.Errorf("no launch plan (bind the dims)")
+	}
+	c := Cost{Kernel: k.Name, Strategy: k.Strategy, Launches: k.Launch.Launches}
+	for _, in := range k.Inputs {
+		b, err := Bytes(in, dims)
+		if err != nil {
+			return c, err
+		}
+		c.BytesRead += b
+	}
+	for _, o := range k.Outputs {
+		if InCache(o) {
+			continue // the append below writes only the new tokens
+		}
+		b, err := Bytes(o, dims)
+		if err != nil {
+			return c, err
+		}
+		c.BytesWritten += b
+	}
+	for _, n := range k.Nodes {
+		f, err := nodeFlops(n, dims)
+		if err != nil {
+			return c, err
+		}
+		c.Flops += f
+		switch n.Op {
+		case ir.OpAppend:
+			for _, a := range n.Args[1:] {
+				b, err := Bytes(a, dims)
+				if err != nil {
+					return c, err
+				}
+				c.BytesWritten += b
+			}
+		case ir.OpAttention:
+			partials, l2, err := attentionExtra(n, k.Launch, dims)
+			if err != nil {
+				return c, err
+			}
+			c.BytesRead += partials
+			c.BytesWritten += partials
+			c.L2Bytes += l2
+		}
+	}
+	return c, nil
+}
+
+// attentionExtra models the split-KV partials (f32 output row plus max and
+// sum per query head and split, written by the splits and read by the
+// merge) and, for prefill, the K/V bytes re-streamed per query block.
+func attentionExtra(n *ir.Node, l *Launch, dims map[string]int64) (partials, l2 int64, err error) {
+	sh, err := n.Args[0].Type.Shape.Eval(dims)
+	if err != nil {
+		return 0, 0, err
+	}
+	b, h, sq, d := int64(sh[0]), int64(sh[1]), int64(sh[2]), int64(sh[3])
+	if l.Variant == "decode" {
+		parts := l.Splits
+		if n.Attr.Attn.Cascade {
+			parts++
+		}
+		if parts > 1 {
+			partials = b * h * sq * parts * (d + 2) * 4
+		}
+		return partials, 0, nil
+	}
+	kv, err := n.Args[len(n.Args)-2].Type.Shape.Eval(dims)
+	if err != nil {
+		return 0, 0, err
+	}
+	tk := int64(kv[2])
+	br := l.Tile[0]
+	rowBytes := 2 * d * n.Args[0].Type.DType.Size() // one K row and one V row
+	var streamed int64
+	for start := int64(0); start < sq; start += br {
+		last := min(start+br, sq) - 1
+		visible := tk
+		if n.Attr.Attn.Causal {
+			visible = min(tk, tk-sq+last+1) // causal tile skipping
+		}
+		streamed += visible * rowBytes
+	}
+	return 0, b*h*streamed - b*h*tk*rowBytes/groupOf(n), nil
+}
+
+// groupOf is the number of query heads per kv head of an attention node.
+func groupOf(n *ir.Node) int64 {
+	return ir.GroupSize(n.Args[0].Type.Shape[1], n.Args[1].Type.Shape[1])
+}
+
+// nodeFlops counts the arithmetic of one op: 2·M·N·K for a matmul,
+// 4·Dh per (query, visible key) pair for attention, the op's per-element
+// cost times the elements otherwise.
+func nodeFlops(n *ir.Node, dims map[string]int64) (int64, error) {
+	out, err := n.Outs[0].Type.Shape.NumElements().Eval(dims)
+	if err != nil {
+		return 0, err
+	}
+	switch n.Op {
+	case ir.OpMatmul:
+		a := n.Args[0].Type.Shape
+		k, err := a[len(a)-1].Eval(dims)
+		return 2 * out * k, err
+	case ir.OpAttention:
+		return attentionFlops(n, dims)
+	}
+	per := int64(n.Op.Info().Flops)
+	if n.Op.Info().Pattern == ir.Reduction {
+		in, err := n.Args[0].Type.Shape.NumElements().Eval(dims)
+		return per * in, err
+	}
+	return per * out, nil
+}
+
+// attentionFlops counts 4·Dh flops (QKᵀ and PV) for every visible
+// (query, key) pair: causal and window masks skip the rest.
+func attentionFlops(n *ir.Node, dims map[string]int64) (int64, error) {
+	q, err := n.Args[0].Type.Shape.Eval(dims)
+	if err != nil {
+		return 0, err
+	}
+	tk := int64(0)
+	for i := 1; i < len(n.Args); i += 2 {
+		s, err := n.Args[i].Type.Shape.Eval(dims)
+		if err != nil {
+			return 0, err
+		}
+		tk += int64(s[2])
+	}
+	b, h, sq, d := int64(q[0]), int64(q[1]), int64(q[2]), int64(q[3])
+	at := n.Attr.Attn
+	var pairs int64
+	for i := int64(0); i < sq; i++ {
+		visible := tk
+		if at.Causal {
+			visible = tk - sq + i + 1
+		}
+		if w, ok := at.Window.Value(); ok && w > 0 {
+			visible = min(visible, w)
+		}
+		pairs += max(visible, 0)
+	}
+	return 4 * d * pairs * b * h, nil
+}
+
+// Floor is the least traffic any plan of the graph moves at bound dims:
+// every param, input and cached token read once, the new tokens and the
+// outputs written once.
+func Floor(g *ir.Graph, dims map[string]int64) (int64, error) {
+	var total int64
+	add := func(vs ...*ir.Value) error {
+		for _, v := range vs {
+			b, err := Bytes(v, dims)
+			if err != nil {
+				return err
+			}
+			total += b
+		}
+		return nil
+	}
+	if err := add(g.Params...); err != nil {
+		return 0, err
+	}
+	if err := add(g.Inputs...); err != nil {
+		return 0, err
+	}
+	if err := add(g.Outputs...); err != nil {
+		return 0, err
+	}
+	for _, n := range g.Nodes {
+		if n.Op == ir.OpAppend {
+			if err := add(n.Outs...); err != nil {
+				return 0, err
+			}
+			if err := add(n.Args[1:]...); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return total, nil
+}

@@ -1,0 +1,31 @@
+package plan
+
+import "fmt"
+
+// Launch is a kernel's launch shape at bound dims.
+type Launch struct {
+	Grid  [3]int64
+	Block int
+	// SharedBytes is the dynamic shared memory per block.
+	SharedBytes int64
+	// Launches is how many kernel launches the kernel takes: 2 for split-KV
+	// decode attention (partials, then the merge), 1 otherwise.
+	Launches int
+	// Variant says which path of a strategy runs: "gemv", "gemm",
+	// "prefill", "decode".
+	Variant string
+	// Splits is the split-KV count of decode attention, or the split-K count
+	// of a GEMV; 1 when there is no split.
+	Splits int64
+	// Tile is the tile of a tiled kernel: Br×Bc for attention, M×N for GEMM.
+	Tile [2]int64
+}
+
+// String prints the launch as grid(x,y,z)×block.
+func (l *Launch) String() string {
+	s := fmt.Sprintf("%s grid(%d,%d,%d)x%d", l.Variant, l.Grid[0], l.Grid[1], l.Grid[2], l.Block)
+	if l.Splits > 1 {
+		s += fmt.Sprintf(" splits=%d", l.Splits)
+	}
+	return s
+}
