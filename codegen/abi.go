@@ -1,0 +1,67 @@
+// Package codegen holds what the CUDA and Go code generators agree on: the
+// kernel ABI. Every generated kernel takes, in order, one device pointer per
+// plan input value, one per plan output value, then one int64 per graph dim
+// (in Graph.Dims order). KV-cache values (outputs of an append) are passed as
+// the pointer of their state; the new tokens are written through it.
+package codegen
+
+import (
+	"strconv"
+
+	"github.com/fuser-dev/fuser/ir"
+	"github.com/fuser-dev/fuser/plan"
+)
+
+// Param is one kernel parameter.
+type Param struct {
+	// Name is a C identifier, unique within the kernel.
+	Name string
+	// Value is the tensor a pointer parameter addresses; nil for a dim.
+	Value *ir.Value
+	// Dim is the graph dim an int64 parameter carries.
+	Dim string
+	// Written is set for output pointers.
+	Written bool
+}
+
+// Params returns the parameters of kernel k in ABI order.
+func Params(g *ir.Graph, k *plan.Kernel) []Param {
+	var ps []Param
+	seen := map[*ir.Value]bool{}
+	add := func(v *ir.Value, written bool) {
+		buf := Buffer(v)
+		if seen[buf] {
+			return
+		}
+		seen[buf] = true
+		ps = append(ps, Param{Name: ParamName(buf), Value: buf, Written: written})
+	}
+	for _, v := range k.Inputs {
+		add(v, false)
+	}
+	for _, v := range k.Outputs {
+		add(v, true)
+	}
+	for _, d := range g.Dims {
+		ps = append(ps, Param{Name: "dim_" + d, Dim: d})
+	}
+	return ps
+}
+
+// Buffer is the value whose memory a kernel parameter points at: the state
+// behind a KV cache, the whole buffer behind a split part, or v itself.
+func Buffer(v *ir.Value) *ir.Value {
+	if plan.InCache(v) {
+		return v.Def.Args[0]
+	}
+	return plan.Root(v)
+}
+
+// ParamName is the C name of a value's pointer: its spec name when it has
+// one, with the value ID to keep it unique.
+func ParamName(v *ir.Value) string {
+	if v.Name != "" {
+		return "v" + strconv.Itoa(v.ID) + "_" + v.Name
+	}
+	return "v" + strconv.Itoa(v.ID)
+}
