@@ -158,7 +158,10 @@ func (b *builder) lookup(name string, p lexer.Position) (operand, bool) {
 		return operand{val: bd.val}, bd.val != nil
 	}
 	if o, ok := b.outputs[name]; ok {
-		b.errorf(p, "outputs are results; bind the value to another name to use it", "output %s is read before or instead of being computed", name)
+		if o.val != nil && len(b.frames) == 0 {
+			return operand{val: o.val}, true
+		}
+		b.errorf(p, "assign an output before reading it", "output %s is read before it is assigned", name)
 		o.used = true
 		return operand{}, false
 	}

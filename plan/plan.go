@@ -98,7 +98,7 @@ func (p *Plan) Finish() {
 			}
 			for _, a := range args {
 				for _, src := range Sources(a) {
-					if owner[src] != k && !seenIn[src] {
+					if owner[Root(src)] != k && !seenIn[src] {
 						seenIn[src] = true
 						k.Inputs = append(k.Inputs, src)
 					}

@@ -1,0 +1,169 @@
+package passes_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fuser-dev/fuser/internal/golden"
+	"github.com/fuser-dev/fuser/ir"
+	"github.com/fuser-dev/fuser/passes"
+	"github.com/fuser-dev/fuser/specs"
+)
+
+// specDims binds every dim any shipped spec declares.
+var specDims = map[string]int64{"B": 2, "S": 3, "T": 17, "P": 64, "N": 64, "L": 9}
+
+func load(t *testing.T, name string) *ir.Graph {
+	t.Helper()
+	file, src, ok := specs.Source(name)
+	if !ok {
+		t.Fatalf("no spec %s", name)
+	}
+	g, err := ir.Parse(file, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// TestPlans plans every spec fused and unfused and compares the plans and
+// the fusion log with golden files.
+func TestPlans(t *testing.T) {
+	for _, name := range specs.Names() {
+		t.Run(name, func(t *testing.T) {
+			g := load(t, name)
+			for _, side := range []struct {
+				name     string
+				pipeline []passes.Pass
+			}{{"fused", passes.Fused}, {"unfused", passes.Unfused}} {
+				st, err := passes.Run(g, side.pipeline, passes.Options{Dims: specDims})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := st.Plan.Verify(); err != nil {
+					t.Fatal(err)
+				}
+				out := st.Plan.String()
+				if side.name == "fused" {
+					var log []string
+					for _, d := range st.Log {
+						log = append(log, d.String())
+					}
+					out += "explain:\n" + strings.Join(log, "\n") + "\n"
+				}
+				golden.Check(t, filepath.Join("testdata", name+"."+side.name), out)
+			}
+		})
+	}
+}
+
+// TestAttentionFires checks that the attention pass recognises every
+// written attention variant, with the variant it implies.
+func TestAttentionFires(t *testing.T) {
+	want := map[string]string{
+		"llama3_8b":       "scale=0.0883883 causal",
+		"attn_decomposed": "scale=0.0883883 causal",
+		"attn_scale_q":    "scale=0.0883883 causal",
+		"attn_fn":         "scale=0.0883883 causal",
+		"mistral_swa":     "scale=0.0883883 causal window=4096",
+		"gemma2_softcap":  "scale=0.0625 causal softcap=50",
+		"cascade":         "scale=0.0883883 causal cascade",
+		"paged_decode":    "scale=0.125 causal",
+		"mixtral_moe":     "scale=0.0883883 causal",
+		"qwen_bias":       "scale=0.0883883 causal",
+		"tiny":            "scale=0.5 causal",
+	}
+	if len(want) != len(specs.Names()) {
+		t.Fatalf("test covers %d specs, there are %d", len(want), len(specs.Names()))
+	}
+	for name, variant := range want {
+		t.Run(name, func(t *testing.T) {
+			st, err := passes.Run(load(t, name), passes.Fused, passes.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, n := range st.Graph.Nodes {
+				if n.Op == ir.OpAttention {
+					got = append(got, variantString(n))
+				}
+			}
+			if len(got) != 1 || got[0] != variant {
+				t.Errorf("attention nodes %q, want one %q", got, variant)
+			}
+		})
+	}
+}
+
+func variantString(n *ir.Node) string {
+	a := n.Attr.Attn
+	s := fmt.Sprintf("scale=%.6g", a.Scale)
+	if a.Causal {
+		s += " causal"
+	}
+	if !a.Window.IsZero() {
+		s += " window=" + a.Window.String()
+	}
+	if a.Softcap != 0 {
+		s += fmt.Sprintf(" softcap=%g", a.Softcap)
+	}
+	if a.Cascade {
+		s += " cascade"
+	}
+	return s
+}
+
+// TestPagedKeysRagged checks that paged KV reaches attention with
+// per-sequence lengths, so the kernel gathers pages and masks past them.
+func TestPagedKeysRagged(t *testing.T) {
+	st, err := passes.Run(load(t, "paged_decode"), passes.Fused, passes.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range st.Graph.Nodes {
+		if n.Op == ir.OpAttention {
+			if k := n.Args[1]; k.Ragged == nil || k.Ragged.Axis != 2 {
+				t.Fatalf("paged keys %s carry no per-sequence length", k.Ref())
+			}
+			return
+		}
+	}
+	t.Fatal("no attention node")
+}
+
+// TestNotFusedExplained checks that a blocked fusion is explained.
+func TestNotFusedExplained(t *testing.T) {
+	src := `layer blocked
+dim B
+const D = 64
+input x : bf16[B, D]
+param w1 : bf16[D, D]
+param w2 : bf16[D, D]
+output y : bf16[B, D]
+a = x @ w1
+y = a + a @ w2
+`
+	g, err := ir.Parse("blocked.fu", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := passes.Run(g, passes.Fused, passes.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log []string
+	for _, d := range st.Log {
+		log = append(log, d.String())
+	}
+	text := strings.Join(log, "\n")
+	for _, want := range []string{
+		"not fused matmul %4.a → matmul",
+		"fused     matmul %5 ← add %6.y (epilogue)",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("log lacks %q:\n%s", want, text)
+		}
+	}
+}
