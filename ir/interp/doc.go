@@ -2,9 +2,10 @@
 // ir.Graph on concrete tensors, element by element in float64, and is the
 // oracle every generated kernel is compared against.
 //
-// Values are computed exactly as LANGUAGE.md and ir/infer.go define the ops.
-// Tensors hold float64 in row-major order whatever their declared dtype;
-// Options.Round emulates the declared dtypes by rounding every result.
+// Values are computed exactly as LANGUAGE.md and ir/infer.go define the ops
+// (the fused ir.OpAttention included). Tensors hold float64 in row-major
+// order whatever their declared dtype; Options.Round emulates the declared
+// dtypes by rounding every result (see Round).
 //
 // Variable-length (ragged) values: positions past a sequence's length do not
 // exist. Reductions, softmax, topk and matmul contractions skip them, masks
@@ -12,6 +13,13 @@
 // data from unused cache slots can leak into a result.
 //
 // State leaves are given in their physical layout (see Run) and seen by the
-// ops through their logical [2, B, G, T, Dh] view; the append op also writes
-// the new tokens into the physical state, returned in Result.States.
+// ops through their logical [2, B, G, T, Dh] view; append also writes the
+// new tokens into the physical state, returned in Result.States.
+//
+// A typical test:
+//
+//	dims := map[string]int64{"B": 3, "S": 7, "T": 33}
+//	in, _ := interp.RandomInputs(g, dims, seed)
+//	full, _, _ := interp.DeriveDims(g, dims) // binds a paged cache's P and N
+//	res, _ := interp.Run(g, full, in, interp.Options{Round: true})
 package interp

@@ -3,7 +3,6 @@ package interp
 import (
 	"fmt"
 	"runtime/debug"
-	"sort"
 
 	"github.com/fuser-dev/fuser/ir"
 )
@@ -53,8 +52,9 @@ type Result struct {
 //     sequence b lives in its page t/page as above while t/page is below the
 //     sequence's page count n_b = indptr[b+1]-indptr[b]; the pages after
 //     that are spare pages taken in order from the tail indices[indptr[B]:]:
-//     sequence 0 first, sequence b taking e_b = ceil((len_b+S)/page) - n_b of
-//     them. See AppendPageTable for the page table after the step.
+//     sequence 0 first, sequence b taking max(0, ceil((len_b+S)/page) - n_b)
+//     of them. PageTable.Append gives the page table after the step.
+//     A new token may not land on a slot that holds a cached or new token.
 //   - ragged: a buffer [2, G, N + B*S, Dh] holding each sequence's old then
 //     new tokens, sequence b from row indptr[b] + b*S on (the new indptr).
 //
@@ -107,83 +107,6 @@ type machine struct {
 	states map[*ir.Value]*stateStore
 	valids map[*ir.Value]*validity
 	at     *ir.Node // the node being executed, for internal errors
-}
-
-// loadLeaves checks and stores the inputs, params and states.
-func (m *machine) loadLeaves(inputs map[string]*Tensor) error {
-	known := map[string]bool{}
-	var plain []*ir.Value
-	plain = append(plain, m.g.Inputs...)
-	plain = append(plain, m.g.Params...)
-	for _, v := range append(plain, m.g.States...) {
-		known[v.Name] = true
-		if inputs[v.Name] == nil {
-			return fmt.Errorf("missing %s %s : %s", v.Def.Op, v.Name, v.Type)
-		}
-	}
-	var unknown []string
-	for name := range inputs {
-		if !known[name] {
-			unknown = append(unknown, name)
-		}
-	}
-	if len(unknown) > 0 {
-		sort.Strings(unknown)
-		return fmt.Errorf("unknown inputs %v: the layer declares no such input, param or state", unknown)
-	}
-	for _, v := range plain {
-		t := inputs[v.Name]
-		shape, err := m.shape(v)
-		if err != nil {
-			return fmt.Errorf("%s %s: %w", v.Def.Op, v.Name, err)
-		}
-		if err := checkTensor(t, shape); err != nil {
-			return fmt.Errorf("%s %s : %s: %w", v.Def.Op, v.Name, v.Type, err)
-		}
-		if v.Type.DType == ir.I32 {
-			if err := checkIntegral(t); err != nil {
-				return fmt.Errorf("%s %s: %w", v.Def.Op, v.Name, err)
-			}
-		}
-		m.vals[v] = m.rounded(t, v.Type.DType)
-	}
-	for _, v := range m.g.States {
-		if err := m.loadState(v, inputs[v.Name]); err != nil {
-			return fmt.Errorf("state %s: %w", v.Name, err)
-		}
-	}
-	return nil
-}
-
-// rounded returns t, or a rounded copy when Options.Round is set.
-func (m *machine) rounded(t *Tensor, dt ir.DType) *Tensor {
-	if !m.opt.Round || dt == ir.I32 {
-		return t
-	}
-	c := t.Clone()
-	roundAll(c, dt)
-	return c
-}
-
-// checkTensor checks that t is a well-formed tensor of the given shape.
-func checkTensor(t *Tensor, shape []int) error {
-	if !t.SameShape(shape) {
-		return fmt.Errorf("got shape %v, want %v", t.Shape, shape)
-	}
-	if len(t.Data) != numElements(shape) {
-		return fmt.Errorf("shape %v holds %d values, not %d", shape, len(t.Data), numElements(shape))
-	}
-	return nil
-}
-
-// checkIntegral checks that an i32 tensor holds integers in the i32 range.
-func checkIntegral(t *Tensor) error {
-	for i, x := range t.Data {
-		if x != float64(int32(x)) {
-			return fmt.Errorf("element %d is %g, not an i32", i, x)
-		}
-	}
-	return nil
 }
 
 // maxElements bounds the size of one tensor.
@@ -311,6 +234,8 @@ func (m *machine) exec(n *ir.Node, args []*Tensor, shapes [][]int) ([]*Tensor, e
 		return one(m.matmul(n, args[0], args[1], out))
 	case ir.OpAppend:
 		return m.append(n, args, out)
+	case ir.OpAttention:
+		return one(m.attention(n, args, out))
 	}
 	return nil, fmt.Errorf("op %s is not supported by the interpreter", n.Op)
 }
