@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func runCmd(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	var out bytes.Buffer
+	err := run(args, &out)
+	if err == nil {
+		return out.String(), 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return out.String() + err.Error(), ee.code
+	}
+	return out.String() + err.Error(), 1
+}
+
+func TestDefault(t *testing.T) {
+	out, code := runCmd(t)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	for _, want := range []string{"checked the embedded spec llama3_8b", "output y", "fused plan: 7 kernels, 8 launches", "floor"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"check", "tiny"}, 0, "layer tiny is well-formed"},
+		{[]string{"check", "../../testdata/malformed/two_semantic_errors.fu"}, 2, "2 error(s)"},
+		{[]string{"check", "no_such_spec"}, 2, "no embedded spec"},
+		{[]string{"eval", "tiny", "-dims", "B=2,S=3"}, 2, "-dims must bind T"},
+		{[]string{"eval", "tiny", "-dims", "B=2,Q=3"}, 2, "has no dim Q"},
+		{[]string{"eval", "tiny", "-dims", "B=two"}, 2, "not NAME=COUNT"},
+		{[]string{"plan", "tiny", "--dump-after=nope"}, 2, `no pass "nope"`},
+		{[]string{"plan"}, 2, "usage: fuser plan"},
+		{[]string{"frobnicate"}, 2, "unknown command"},
+		{[]string{"help"}, 0, "passes (fuser plan --dump-after=NAME)"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			out, code := runCmd(t, tt.args...)
+			if code != tt.code || !strings.Contains(out, tt.want) {
+				t.Errorf("exit %d, want %d; output lacks %q:\n%s", code, tt.code, tt.want, out)
+			}
+		})
+	}
+}
+
+func TestEvalJSON(t *testing.T) {
+	out, code := runCmd(t, "eval", "paged_decode", "-dims", "B=2,S=1,T=33", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	var got evalOutput
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Outputs) != 1 || !got.Outputs[0].Finite || got.Outputs[0].RMS == 0 {
+		t.Errorf("outputs %+v", got.Outputs)
+	}
+	if len(got.Derived) == 0 {
+		t.Errorf("expected derived page-pool dims, got %v", got.Dims)
+	}
+}
+
+func TestPlanJSON(t *testing.T) {
+	out, code := runCmd(t, "plan", "llama3_8b", "-dims", "B=1,S=1,T=4096", "--traffic", "--explain", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	var got planOutput
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Plan.Kernels) != 7 || got.Traffic == nil || len(got.Explain) == 0 {
+		t.Errorf("kernels %d, traffic %v, explain %d", len(got.Plan.Kernels), got.Traffic != nil, len(got.Explain))
+	}
+	if r := got.Ratios["fused_over_floor"]; r < 1 || r > 1.05 {
+		t.Errorf("fused/floor %v", r)
+	}
+}
+
+func TestPlanText(t *testing.T) {
+	out, code := runCmd(t, "plan", "tiny", "--dump-after=attention", "--explain")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	for _, want := range []string{"=== after attention", "= attention ", "fusion decisions:", "(epilogue)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/fuser-dev/fuser/diag"
+	"github.com/fuser-dev/fuser/ir"
+	"github.com/fuser-dev/fuser/specs"
+)
+
+// loadSpec reads SPEC (a file, or an embedded spec's name) and builds it.
+// Spec errors come back rendered with carets, as exit status 2.
+func loadSpec(arg string) (*ir.Graph, error) {
+	filename, src, ok := specs.Source(strings.TrimSuffix(arg, ".fu"))
+	if _, err := os.Stat(arg); err == nil || !ok {
+		b, err := os.ReadFile(arg)
+		if err != nil {
+			return nil, &exitError{code: 2, err: fmt.Errorf("fuser: %w (and no embedded spec is named %q; see fuser help)", err, arg)}
+		}
+		filename, src = arg, string(b)
+	}
+	g, err := ir.Parse(filename, src)
+	if err != nil {
+		var list diag.List
+		if l, ok := err.(diag.List); ok {
+			list = l
+		} else {
+			list = diag.List{{Msg: err.Error()}}
+		}
+		return nil, &exitError{code: 2, err: fmt.Errorf("%s%d error(s)", list.Render(src), len(list))}
+	}
+	return g, nil
+}
+
+// parseDims reads B=2,S=3,T=17 and checks the names against the graph.
+func parseDims(s string, g *ir.Graph) (map[string]int64, error) {
+	dims := map[string]int64{}
+	if s == "" {
+		return dims, nil
+	}
+	for _, part := range strings.Split(s, ",") {
+		name, val, ok := strings.Cut(strings.TrimSpace(part), "=")
+		n, err := strconv.ParseInt(val, 10, 64)
+		if !ok || err != nil || n < 0 {
+			return nil, &exitError{code: 2, err: fmt.Errorf("fuser: -dims: %q is not NAME=COUNT", part)}
+		}
+		if !contains(g.Dims, name) {
+			return nil, &exitError{code: 2, err: fmt.Errorf("fuser: -dims: the spec has no dim %s (it has %s)", name, strings.Join(g.Dims, ", "))}
+		}
+		dims[name] = n
+	}
+	return dims, nil
+}
+
+// requireDims checks that every dim of the graph is bound.
+func requireDims(dims map[string]int64, g *ir.Graph) error {
+	var missing []string
+	for _, d := range g.Dims {
+		if _, ok := dims[d]; !ok {
+			missing = append(missing, d)
+		}
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		return &exitError{code: 2, err: fmt.Errorf("fuser: -dims must bind %s", strings.Join(missing, ", "))}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// formatDims prints dims as B=1 S=2 T=5, sorted by name.
+func formatDims(dims map[string]int64) string {
+	names := make([]string, 0, len(dims))
+	for n := range dims {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%s=%d", n, dims[n])
+	}
+	return strings.Join(parts, " ")
+}
