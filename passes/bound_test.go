@@ -1,0 +1,97 @@
+package passes_test
+
+import (
+	"testing"
+
+	"github.com/fuser-dev/fuser/ir"
+	"github.com/fuser-dev/fuser/passes"
+	"github.com/fuser-dev/fuser/plan"
+	"github.com/fuser-dev/fuser/specs"
+)
+
+// TestArena checks the memory plan of every spec, fused and unfused: each
+// intermediate buffer has an aligned offset inside the arena, buffers whose
+// live ranges overlap never share bytes, and the unfused plan reuses space.
+func TestArena(t *testing.T) {
+	for _, name := range specs.Names() {
+		for _, pipeline := range [][]passes.Pass{passes.Fused, passes.Unfused} {
+			st, err := passes.Run(load(t, name), pipeline, passes.Options{Dims: specDims})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := st.Plan
+			live := liveRanges(p)
+			var total int64
+			for v, off := range p.Arena.Offsets {
+				size := p.Arena.Bytes[v]
+				total += size
+				if off%256 != 0 || off+size > p.Arena.Size {
+					t.Fatalf("%s: %s at %d+%d outside arena %d or unaligned", name, v.Ref(), off, size, p.Arena.Size)
+				}
+				for w, off2 := range p.Arena.Offsets {
+					if v == w || !overlaps(live[v], live[w]) {
+						continue
+					}
+					if off < off2+p.Arena.Bytes[w] && off2 < off+size {
+						t.Fatalf("%s: %s and %s are live together and overlap in the arena", name, v.Ref(), w.Ref())
+					}
+				}
+			}
+			if len(pipeline) == len(passes.Unfused) && p.Arena.Size >= total {
+				t.Errorf("%s unfused: arena %d bytes reuses nothing of %d", name, p.Arena.Size, total)
+			}
+		}
+	}
+}
+
+func liveRanges(p *plan.Plan) map[*ir.Value][2]int {
+	live := map[*ir.Value][2]int{}
+	for i, k := range p.Kernels {
+		for _, o := range k.Outputs {
+			live[o] = [2]int{i, i}
+		}
+		for _, in := range k.Inputs {
+			if r, ok := live[plan.Root(in)]; ok {
+				live[plan.Root(in)] = [2]int{r[0], i}
+			}
+		}
+	}
+	return live
+}
+
+func overlaps(a, b [2]int) bool { return a[0] <= b[1] && b[0] <= a[1] }
+
+// TestSplitKV checks the decode split count: none when batch × kv-heads
+// fills the 132 SMs, more for longer contexts at batch 1, capped so every
+// split streams at least 256 keys; prefill is tiled instead.
+func TestSplitKV(t *testing.T) {
+	g := load(t, specs.Default)
+	tests := []struct {
+		b, s, t  int64
+		variant  string
+		splits   int64
+		launches int
+	}{
+		{1, 1, 4096, "decode", 17, 2},   // 8 (seq, kv-head) pairs: split up to 2 waves, capped by 4097/256
+		{1, 1, 131072, "decode", 33, 2}, // long context: 2·132/8 splits
+		{16, 1, 8192, "decode", 3, 2},   // 128 pairs: 264/128 → 3
+		{64, 1, 4096, "decode", 1, 1},   // 512 pairs already fill the GPU: no split, no merge
+		{1, 1, 100, "decode", 1, 1},     // 101 keys: one split
+		{2, 512, 0, "prefill", 1, 1},
+	}
+	for _, tt := range tests {
+		st, err := passes.Run(g, passes.Fused, passes.Options{Dims: map[string]int64{"B": tt.b, "S": tt.s, "T": tt.t}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range st.Plan.Kernels {
+			if k.Strategy != plan.Attention {
+				continue
+			}
+			l := k.Launch
+			if l.Variant != tt.variant || l.Splits != tt.splits || l.Launches != tt.launches {
+				t.Errorf("B=%d S=%d T=%d: %s splits %d launches %d, want %s %d %d", tt.b, tt.s, tt.t, l.Variant, l.Splits, l.Launches, tt.variant, tt.splits, tt.launches)
+			}
+		}
+	}
+}
