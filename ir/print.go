@@ -85,21 +85,7 @@ func (n *Node) attrString() string {
 	case OpSlice:
 		return fmt.Sprintf("axis=%d start=%s end=%s", a.Axis, a.Start, a.End)
 	case OpAttention:
-		at := a.Attn
-		s := fmt.Sprintf("scale=%g", at.Scale)
-		if at.Causal {
-			s += " causal"
-		}
-		if !at.Window.IsZero() {
-			s += " window=" + at.Window.String()
-		}
-		if at.Softcap != 0 {
-			s += fmt.Sprintf(" softcap=%g", at.Softcap)
-		}
-		if at.Cascade {
-			s += " cascade"
-		}
-		return s
+		return a.Attn.String()
 	case OpSeqLens:
 		if a.Num > 0 {
 			return fmt.Sprintf("page=%g", a.Num)
@@ -114,4 +100,23 @@ func (n *Node) attrString() string {
 		}
 	}
 	return ""
+}
+
+// String prints the variant: scale, then causal, window, softcap, cascade
+// when present.
+func (at *Attention) String() string {
+	s := fmt.Sprintf("scale=%.6g", at.Scale)
+	if at.Causal {
+		s += " causal"
+	}
+	if !at.Window.IsZero() {
+		s += " window=" + at.Window.String()
+	}
+	if at.Softcap != 0 {
+		s += fmt.Sprintf(" softcap=%g", at.Softcap)
+	}
+	if at.Cascade {
+		s += " cascade"
+	}
+	return s
 }

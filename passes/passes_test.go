@@ -1,7 +1,6 @@
 package passes_test
 
 import (
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -87,7 +86,7 @@ func TestAttentionFires(t *testing.T) {
 			var got []string
 			for _, n := range st.Graph.Nodes {
 				if n.Op == ir.OpAttention {
-					got = append(got, variantString(n))
+					got = append(got, n.Attr.Attn.String())
 				}
 			}
 			if len(got) != 1 || got[0] != variant {
@@ -95,24 +94,6 @@ func TestAttentionFires(t *testing.T) {
 			}
 		})
 	}
-}
-
-func variantString(n *ir.Node) string {
-	a := n.Attr.Attn
-	s := fmt.Sprintf("scale=%.6g", a.Scale)
-	if a.Causal {
-		s += " causal"
-	}
-	if !a.Window.IsZero() {
-		s += " window=" + a.Window.String()
-	}
-	if a.Softcap != 0 {
-		s += fmt.Sprintf(" softcap=%g", a.Softcap)
-	}
-	if a.Cascade {
-		s += " cascade"
-	}
-	return s
 }
 
 // TestPagedKeysRagged checks that paged KV reaches attention with
