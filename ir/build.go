@@ -3,6 +3,7 @@ package ir
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/alecthomas/participle/v2/lexer"
 
@@ -145,8 +146,42 @@ func (b *builder) declare(f *parser.File) {
 			}
 		}
 	}
+	b.orderLeaves()
 	for _, t := range layouts {
 		b.layout(t)
+	}
+}
+
+// orderLeaves puts the state leaves after the input and param leaves,
+// keeping declaration order within each, so that a layout's inputs are
+// defined before the state that uses them (Verify checks it) wherever the
+// spec declares them. Node and value ids are renumbered to follow the new
+// order; only leaves exist yet, unless a const expression failed.
+func (b *builder) orderLeaves() {
+	rank := func(n *Node) int {
+		switch n.Op {
+		case OpInput, OpParam:
+			return 0
+		case OpState:
+			return 1
+		}
+		return 2
+	}
+	var ids []int
+	for _, n := range b.g.Nodes {
+		for _, o := range n.Outs {
+			ids = append(ids, o.ID)
+		}
+	}
+	slices.Sort(ids)
+	slices.SortStableFunc(b.g.Nodes, func(x, y *Node) int { return rank(x) - rank(y) })
+	i := 0
+	for j, n := range b.g.Nodes {
+		n.ID = j + 1
+		for _, o := range n.Outs {
+			o.ID = ids[i]
+			i++
+		}
 	}
 }
 

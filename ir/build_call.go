@@ -480,5 +480,10 @@ func buildAppend(b *builder, c *call) ([]operand, bool) {
 	if !ok || !kok || !vok {
 		return nil, false
 	}
+	if r := kv.Ragged; r != nil && len(k.Type.Shape) == 4 {
+		// The page table counts this step's tokens: before the append the
+		// state holds S fewer.
+		kv.Ragged = &Ragged{Axis: r.Axis, Batch: r.Batch, Lens: r.Lens, Extra: r.Extra.Sub(k.Type.Shape[2])}
+	}
 	return multiple(b.apply(OpAppend, c.Pos, Attr{}, kv, k, v))
 }

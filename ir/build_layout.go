@@ -38,6 +38,10 @@ func (b *builder) layout(t *parser.TensorDecl) {
 		}
 	}
 	state := b.scope[t.Name].val
+	if s := state.Type.Shape; l.Name != "contiguous" && (len(s) != 5 || !isTwo(s[0])) {
+		b.errorf(l.Pos, "a paged or ragged KV cache is declared with its logical shape [2, B, G, T, Dh]: K and V, batch, kv heads, tokens, head dim", "layout %s needs a state of shape [2, B, G, T, Dh], %s is %s", l.Name, t.Name, state.Type.Shape)
+		return
+	}
 	lay := &Layout{}
 	switch l.Name {
 	case "contiguous":
@@ -74,7 +78,7 @@ func (b *builder) layout(t *parser.TensorDecl) {
 	if lens == nil {
 		return
 	}
-	if s := state.Type.Shape; len(s) == 5 && !lens.Type.Shape[0].Equal(s[1]) {
+	if s := state.Type.Shape; !lens.Type.Shape[0].Equal(s[1]) {
 		b.errorf(l.Pos, "indptr has one entry more than the batch", "layout describes %s sequences, the cache has batch %s", lens.Type.Shape[0], s[1])
 		return
 	}

@@ -1,6 +1,9 @@
 package ir
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // TypeError is a shape or dtype error of one node, with an optional hint.
 type TypeError struct {
@@ -68,6 +71,13 @@ func Infer(n *Node) ([]Result, *TypeError) {
 		if err := checkAxis(n.Attr.Axis, a); err != nil {
 			return nil, err
 		}
+		name := info.Name
+		if n.Op == OpReduceMax {
+			name = "max" // as written in the spec
+		}
+		if err := checkNotBatch(name, n.Attr.Axis, a); err != nil {
+			return nil, err
+		}
 		shape := append(Shape(nil), a.Type.Shape...)
 		shape[n.Attr.Axis] = Const(1)
 		r := a.Ragged
@@ -78,6 +88,9 @@ func Infer(n *Node) ([]Result, *TypeError) {
 	case OpSoftmax, OpTopK:
 		a := n.Args[0]
 		if err := checkAxis(n.Attr.Axis, a); err != nil {
+			return nil, err
+		}
+		if err := checkNotBatch(info.Name, n.Attr.Axis, a); err != nil {
 			return nil, err
 		}
 		if n.Op == OpTopK {
@@ -113,6 +126,68 @@ func checkAxis(axis int, a *Value) *TypeError {
 		return typeErr("axes count from 0, or from -1 for the last", "axis %d out of range for %s", axis, a.Type)
 	}
 	return nil
+}
+
+// checkNotBatch rejects an op that works across the entries of axis when
+// axis is the batch (sequence) axis of a ragged value: each entry has its
+// own sequence length, so the positions that exist along the variable-length
+// axis differ from one entry to the next, and a split or sliced part would
+// no longer line up with the lengths.
+func checkNotBatch(op string, axis int, a *Value) *TypeError {
+	r := a.Ragged
+	if r == nil || r.Batch < 0 || r.Batch != axis {
+		return nil
+	}
+	hint := fmt.Sprintf("reduce over the variable-length axis %d first, or over another axis", r.Axis)
+	verb := "reduce over"
+	switch op {
+	case "split", "slice":
+		verb, hint = op, "the parts would not line up with the per-sequence lengths; "+op+" another axis"
+	case "softmax", "topk":
+		verb = "normalise over"
+	}
+	return typeErr(hint, "%s: cannot %s axis %d of %s: it is the sequence axis of a variable-length value", op, verb, axis, a.Type)
+}
+
+// sameRagged reports whether two ragged markers describe the same valid
+// positions: the same axes and the same lengths (one lens value, or two
+// seqlens nodes over the same layout inputs) plus the same extra.
+func sameRagged(a, b *Ragged) bool {
+	return a.Axis == b.Axis && a.Batch == b.Batch && a.Extra.Equal(b.Extra) && sameLens(a.Lens, b.Lens)
+}
+
+func sameLens(a, b *Value) bool {
+	if a == b {
+		return true
+	}
+	da, db := a.Def, b.Def
+	if da == nil || db == nil || da.Op != OpSeqLens || db.Op != OpSeqLens || da.Attr.Num != db.Attr.Num || len(da.Args) != len(db.Args) {
+		return false
+	}
+	for i := range da.Args {
+		if da.Args[i] != db.Args[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// raggedString describes a marker for error messages, naming the layout
+// inputs its lengths come from.
+func raggedString(r *Ragged) string {
+	lens := r.Lens.Ref()
+	if d := r.Lens.Def; d != nil && d.Op == OpSeqLens {
+		var names []string
+		for _, a := range d.Args {
+			names = append(names, a.Ref())
+		}
+		lens = "seqlens(" + strings.Join(names, ", ") + ")"
+	}
+	s := fmt.Sprintf("axis %d, lengths %s", r.Axis, lens)
+	if !r.Extra.IsZero() {
+		s += " + " + r.Extra.String()
+	}
+	return s
 }
 
 func sameDType(op string, a, b *Value) *TypeError {
@@ -177,8 +252,13 @@ func inferBinary(n *Node) ([]Result, *TypeError) {
 		return nil, typeErr("axes must be equal or 1, aligned from the right", "cannot broadcast %s with %s in %s", a.Type.Shape, b.Type.Shape, n.Op)
 	}
 	r := alignRagged(a.Ragged, len(a.Type.Shape), len(shape))
-	if r == nil {
-		r = alignRagged(b.Ragged, len(b.Type.Shape), len(shape))
+	if rb := alignRagged(b.Ragged, len(b.Type.Shape), len(shape)); rb != nil {
+		if r != nil && !sameRagged(r, rb) {
+			return nil, typeErr("both operands have per-sequence lengths, and they differ; combine values of one cache", "%s of two variable-length values with different lengths (%s vs %s)", n.Op, raggedString(r), raggedString(rb))
+		}
+		if r == nil {
+			r = rb
+		}
 	}
 	return one(Type{DType: a.Type.DType, Shape: shape}, r), nil
 }
@@ -221,7 +301,13 @@ func inferReshape(n *Node) ([]Result, *TypeError) {
 	}
 	r := a.Ragged
 	if r != nil {
-		if len(to) <= r.Axis || !to[:r.Axis+1].Equal(a.Type.Shape[:r.Axis+1]) {
+		// Every axis up to the variable-length one and its sequence axis
+		// must stay as it is.
+		keep := max(r.Axis, r.Batch)
+		if len(to) <= keep || !to[:keep+1].Equal(a.Type.Shape[:keep+1]) {
+			if r.Batch > r.Axis {
+				return nil, typeErr("reshape only the axes after both", "reshape would change the variable-length axis %d or the sequence axis %d of %s", r.Axis, r.Batch, a.Type.Shape)
+			}
 			return nil, typeErr("reshape only the axes after it", "reshape would merge the variable-length axis %d of %s", r.Axis, a.Type.Shape)
 		}
 	}
@@ -267,6 +353,9 @@ func inferSplit(n *Node) ([]Result, *TypeError) {
 	}
 	if a.Ragged != nil && a.Ragged.Axis == ax {
 		return nil, typeErr("", "cannot split the variable-length axis %d", ax)
+	}
+	if err := checkNotBatch("split", ax, a); err != nil {
+		return nil, err
 	}
 	total := Dim{}
 	var out []Result
@@ -331,6 +420,9 @@ func inferSlice(n *Node) ([]Result, *TypeError) {
 	if a.Ragged != nil && a.Ragged.Axis == ax {
 		return nil, typeErr("", "cannot slice the variable-length axis %d", ax)
 	}
+	if err := checkNotBatch("slice", ax, a); err != nil {
+		return nil, err
+	}
 	size := n.Attr.End.Sub(n.Attr.Start)
 	if v, ok := size.Value(); ok && v <= 0 {
 		return nil, typeErr("", "slice [%s, %s) is empty", n.Attr.Start, n.Attr.End)
@@ -378,9 +470,30 @@ func inferMatmul(n *Node) ([]Result, *TypeError) {
 		}
 	}
 	shape := append(append(Shape(nil), batch...), sa[len(sa)-2], sb[len(sb)-1])
+	// A variable-length axis that is contracted disappears (the contraction
+	// skips the positions that do not exist); any other one is carried over
+	// to the result, right-aligned like the batch axes.
 	var r *Ragged
-	if b.Ragged != nil && b.Ragged.Axis == len(sb)-1 {
-		r = alignRagged(b.Ragged, len(sb), len(shape))
+	for i, x := range []*Value{a, b} {
+		rg, rank := x.Ragged, len(x.Type.Shape)
+		contracted := rank - 1 // a's K axis
+		if i == 1 {
+			contracted = rank - 2 // b's K axis
+		}
+		if rg == nil || rg.Axis == contracted {
+			continue
+		}
+		if rg.Batch == contracted {
+			return nil, typeErr("the contracted axis indexes the sequences, whose lengths differ", "matmul contracts axis %d of %s, the sequence axis of its variable-length axis %d", contracted, x.Type, rg.Axis)
+		}
+		c := alignRagged(rg, rank, len(shape))
+		if r != nil && r.Axis != c.Axis {
+			return nil, typeErr("a value has at most one variable-length axis; reduce one operand's first", "matmul result would have two variable-length axes, %d and %d", r.Axis, c.Axis)
+		}
+		if r != nil && !sameRagged(r, c) {
+			return nil, typeErr("both operands have per-sequence lengths, and they differ", "matmul of two variable-length values with different lengths (%s vs %s)", raggedString(r), raggedString(c))
+		}
+		r = c
 	}
 	return one(Type{DType: a.Type.DType, Shape: shape}, r), nil
 }
@@ -445,6 +558,10 @@ func inferAppend(n *Node) ([]Result, *TypeError) {
 		}
 	}
 	shape := Shape{s[1], s[2], s[3].Add(k.Type.Shape[2]), s[4]}
+	// A paged or ragged cache's lengths describe it after the append
+	// (LANGUAGE.md, KV-cache layouts): the appended state holds len_b - S
+	// cached tokens (its marker's Extra is -S, set by the builder), and the
+	// whole cache returned holds len_b.
 	var r *Ragged
 	if kv.Ragged != nil {
 		r = &Ragged{Axis: 2, Batch: 0, Lens: kv.Ragged.Lens, Extra: kv.Ragged.Extra.Add(k.Type.Shape[2])}
@@ -460,7 +577,8 @@ func isTwo(d Dim) bool {
 
 func inferAttention(n *Node) ([]Result, *TypeError) {
 	want := 3
-	if n.Attr.Attn != nil && n.Attr.Attn.Cascade {
+	cascade := n.Attr.Attn != nil && n.Attr.Attn.Cascade
+	if cascade {
 		want = 5
 	}
 	if n.Attr.Attn == nil || len(n.Args) != want {
@@ -473,9 +591,40 @@ func inferAttention(n *Node) ([]Result, *TypeError) {
 	}
 	for _, kv := range n.Args[1:] {
 		ks := kv.Type.Shape
-		if len(ks) != 4 || !ks[3].Equal(qs[3]) || kv.Type.DType != q.Type.DType || GroupSize(qs[1], ks[1]) == 0 {
+		if len(ks) != 4 || !ks[3].Equal(qs[3]) || kv.Type.DType != q.Type.DType {
 			return nil, typeErr("", "attention keys/values must be [B, G, T, %s] %s, got %s", qs[3], q.Type.DType, kv.Type)
 		}
 	}
+	for i := 1; i < len(n.Args); i += 2 {
+		k, v := n.Args[i], n.Args[i+1]
+		prefix := cascade && i == 1
+		ks := k.Type.Shape
+		if !ks.Equal(v.Type.Shape) {
+			return nil, typeErr("", "attention keys %s and values %s differ in shape", ks, v.Type.Shape)
+		}
+		if !headsDivide(qs[1], ks[1]) {
+			return nil, typeErr("each kv head serves H/G query heads", "attention: %s kv heads do not divide %s query heads", ks[1], qs[1])
+		}
+		switch {
+		case prefix:
+			// The shared prefix [1, G, L, Dh]: one sequence, the heads of
+			// the per-request keys.
+			if !isOne(ks[0]) || !ks[1].Equal(n.Args[3].Type.Shape[1]) {
+				return nil, typeErr("", "cascade attention prefix must be [1, %s, L, %s], got %s", n.Args[3].Type.Shape[1], qs[3], ks)
+			}
+		case !ks[0].Equal(qs[0]) && !isOne(ks[0]):
+			return nil, typeErr("", "attention keys %s have batch %s, the queries %s", ks, ks[0], qs[0])
+		}
+	}
 	return one(q.Type, nil), nil
+}
+
+// headsDivide reports whether g kv heads divide h query heads.
+func headsDivide(h, g Dim) bool {
+	if h.Equal(g) {
+		return true
+	}
+	x, okx := h.Value()
+	y, oky := g.Value()
+	return okx && oky && y > 0 && x%y == 0
 }

@@ -37,8 +37,10 @@ func (n *Node) String() string {
 		outs[i] = o.Ref() + " : " + o.Type.String()
 		if r := o.Ragged; r != nil {
 			outs[i] += fmt.Sprintf(" ragged(axis=%d, lens=%s", r.Axis, r.Lens.Ref())
-			if !r.Extra.IsZero() {
-				outs[i] += " + " + r.Extra.String()
+			if e := r.Extra.String(); e != "0" && strings.HasPrefix(e, "-") {
+				outs[i] += " - " + e[1:]
+			} else if e != "0" {
+				outs[i] += " + " + e
 			}
 			outs[i] += ")"
 		}

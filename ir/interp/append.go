@@ -7,8 +7,11 @@ import (
 )
 
 // append returns the whole caches K, V [B, G, T+S, Dh]: sequence b's cached
-// tokens 0..len_b-1, then the S new ones of k, v [B, G, S, Dh], then zeros;
-// and writes the new tokens into the state's physical tensor (see Run).
+// tokens 0..c_b-1, then the S new ones of k, v [B, G, S, Dh], then zeros,
+// where c_b is T for a contiguous state and len_b - S for a paged or ragged
+// one (its layout gives the lengths len_b after the append); and writes the
+// new tokens into the state's physical tensor at positions c_b..c_b+S-1
+// (see Run).
 func (m *machine) append(n *ir.Node, args []*Tensor, out []int) ([]*Tensor, error) {
 	st := m.states[n.Args[0]]
 	if st == nil {
@@ -26,12 +29,14 @@ func (m *machine) append(n *ir.Node, args []*Tensor, out []int) ([]*Tensor, erro
 	if !equalInts(out, []int{B, G, T + S, Dh}) {
 		return nil, fmt.Errorf("append result %v, want [%d %d %d %d]", out, B, G, T+S, Dh)
 	}
-	lens := st.lens
-	if lens == nil {
-		lens = make([]int, B)
-		for b := range lens {
-			lens[b] = T
+	cached := st.cached
+	if st.layout == nil {
+		cached = make([]int, B)
+		for b := range cached {
+			cached[b] = T
 		}
+	} else if S != st.S {
+		return nil, fmt.Errorf("append of %d tokens, but the state was loaded for %d", S, st.S)
 	}
 	kv := [2]*Tensor{New(out...), New(out...)}
 	for c, nw := range [2]*Tensor{k, v} {
@@ -39,8 +44,8 @@ func (m *machine) append(n *ir.Node, args []*Tensor, out []int) ([]*Tensor, erro
 			for g := range G {
 				dst := kv[c].Data[(b*G+g)*(T+S)*Dh:]
 				src := cache.Data[((c*B+b)*G+g)*T*Dh:]
-				copy(dst[:lens[b]*Dh], src[:lens[b]*Dh])
-				copy(dst[lens[b]*Dh:(lens[b]+S)*Dh], nw.Data[(b*G+g)*S*Dh:(b*G+g+1)*S*Dh])
+				copy(dst[:cached[b]*Dh], src[:cached[b]*Dh])
+				copy(dst[cached[b]*Dh:(cached[b]+S)*Dh], nw.Data[(b*G+g)*S*Dh:(b*G+g+1)*S*Dh])
 			}
 		}
 	}
@@ -62,64 +67,56 @@ func (m *machine) append(n *ir.Node, args []*Tensor, out []int) ([]*Tensor, erro
 	return kv[:], nil
 }
 
-// appendPaged writes the new tokens into a copy of the page pool. Tokens
-// that do not fit in a sequence's pages go to spare pages (see Run). A new
-// token may not land on a slot holding a cached token or another new token.
+// write copies new token s of sequence b (of k, v [B, G, S, Dh]) into both
+// components of token position t of the physical tensor after.
+func (st *stateStore) write(after, k, v *Tensor, b, s, t int) {
+	S := k.Shape[2]
+	for c, nw := range [2]*Tensor{k, v} {
+		for g := range st.G {
+			dst := st.row(c, b, g, t)
+			src := ((b*st.G+g)*S + s) * st.Dh
+			copy(after.Data[dst:dst+st.Dh], nw.Data[src:src+st.Dh])
+		}
+	}
+}
+
+// appendPaged writes the new tokens into a copy of the page pool, at
+// positions len_b-S..len_b-1 of each sequence's own pages (the page table
+// describes the cache after the step). A new token may not land on a slot
+// holding a cached token or another new token, of any sequence.
 func (st *stateStore) appendPaged(k, v *Tensor) (*Tensor, error) {
 	p := st.table
 	S := k.Shape[2]
-	pool := st.phys.Shape[0]
-	_, start, _ := p.spare(S)
-	used := make([]bool, pool*p.Page)
-	for b, l := range st.lens {
-		for t := range l {
-			pg, slot, _ := p.slot(b, t, 0, nil)
+	used := make([]bool, st.phys.Shape[0]*p.Page)
+	for b, c := range st.cached {
+		for t := range c {
+			pg, slot := p.slot(b, t)
 			used[pg*p.Page+slot] = true
 		}
 	}
 	after := st.phys.Clone()
-	for b, l := range st.lens {
+	for b, c := range st.cached {
 		for s := range S {
-			t := l + s
-			pg, slot, err := p.slot(b, t, S, start)
-			if err != nil {
-				return nil, err
-			}
-			if pg < 0 || pg >= pool {
-				return nil, fmt.Errorf("spare page index %d for token %d of sequence %d is out of the pool [0, %d)", pg, t, b, pool)
-			}
+			t := c + s
+			pg, slot := p.slot(b, t)
 			if used[pg*p.Page+slot] {
 				return nil, fmt.Errorf("token %d of sequence %d would overwrite slot %d of page %d, which already holds a token", t, b, slot, pg)
 			}
 			used[pg*p.Page+slot] = true
-			for c, nw := range [2]*Tensor{k, v} {
-				for g := range st.G {
-					dst := (((pg*2+c)*st.G+g)*p.Page + slot) * st.Dh
-					src := ((b*st.G+g)*S + s) * st.Dh
-					copy(after.Data[dst:dst+st.Dh], nw.Data[src:src+st.Dh])
-				}
-			}
+			st.write(after, k, v, b, s, t)
 		}
 	}
 	return after, nil
 }
 
-// appendRagged returns the ragged buffer after the step: [2, G, N + B*S, Dh]
-// with sequence b's old then new tokens from row indptr[b] + b*S on.
+// appendRagged writes the new tokens into a copy of the ragged buffer: the
+// last S rows of each sequence, indptr[b+1]-S..indptr[b+1]-1 (indptr
+// describes the buffer after the step, so its shape does not change).
 func (st *stateStore) appendRagged(k, v *Tensor) *Tensor {
-	S := k.Shape[2]
-	n := st.indptr[len(st.indptr)-1]
-	rows := n + st.B*S
-	after := New(2, st.G, rows, st.Dh)
-	for c, nw := range [2]*Tensor{k, v} {
-		for b, l := range st.lens {
-			for g := range st.G {
-				dst := ((c*st.G+g)*rows + st.indptr[b] + b*S) * st.Dh
-				src := st.row(c, b, g, 0)
-				copy(after.Data[dst:dst+l*st.Dh], st.phys.Data[src:src+l*st.Dh])
-				dst += l * st.Dh
-				copy(after.Data[dst:dst+S*st.Dh], nw.Data[(b*st.G+g)*S*st.Dh:(b*st.G+g+1)*S*st.Dh])
-			}
+	after := st.phys.Clone()
+	for b, c := range st.cached {
+		for s := range k.Shape[2] {
+			st.write(after, k, v, b, s, c+s)
 		}
 	}
 	return after

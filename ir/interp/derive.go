@@ -11,13 +11,15 @@ import (
 // index count N (the length of its indices input) or page pool size P (its
 // pages= dim) is a single dim left unbound:
 //
-//	N = B * ceil((T + S) / page)  the most page indices sequences of at most
-//	                              T tokens can use with S appended tokens
+//	N = B * ceil((T + S) / page)  the most page indices B sequences use
+//	                              after the step: at most T cached tokens
+//	                              plus the S appended ones each
 //	P = N + B                     every index a distinct page, B pages unused
 //
 // where B and T are the state's batch and token extents and S is the number
-// of tokens appended to it in the step (0 when it is not appended to). Run
-// needs every dim bound: pass it the completed map.
+// of tokens appended to it in the step (0 when it is not appended to); the
+// page table describes each sequence after the append (see Run). Run needs
+// every dim bound: pass it the completed map.
 func DeriveDims(g *ir.Graph, dims map[string]int64) (map[string]int64, []string, error) {
 	full := make(map[string]int64, len(dims)+2)
 	for k, v := range dims {

@@ -14,7 +14,10 @@
 //
 // State leaves are given in their physical layout (see Run) and seen by the
 // ops through their logical [2, B, G, T, Dh] view; append also writes the
-// new tokens into the physical state, returned in Result.States.
+// new tokens into the physical state, returned in Result.States. A paged or
+// ragged layout describes the cache after the step's append (FlashInfer's
+// convention: its lengths count the new tokens, and append writes them into
+// the last S positions of each sequence through the same table).
 //
 // A typical test:
 //

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -48,11 +49,13 @@ func TestErrors(t *testing.T) {
 		{"last-page length 0", set("kv_last", 1, 0), "out of range [1, 4]"},
 		{"last-page length past the page", set("kv_last", 1, 5), "out of range [1, 4]"},
 		{"non-integer page index", set("kv_pages", 0, 0.5), "not an i32"},
-		{"sequence longer than T", func(in map[string]*Tensor, dims map[string]int64) { dims["T"] = int64(table.Len(0) - 1) }, "more than T"},
+		// Sequence 0 holds T + S = 11 tokens after the step: 9 cached.
+		{"sequence longer than T", func(in map[string]*Tensor, dims map[string]int64) { dims["T"] = int64(table.Len(0) - 2 - 1) }, "more than T"},
 		{"append overwrites a cached token", func(in map[string]*Tensor, _ map[string]int64) {
-			// Give sequence 0's first spare page to a page sequence 1 uses.
+			// Sequence 1's last page, where its last new token goes, is
+			// sequence 0's first page, whose 4 slots hold cached tokens.
 			in["kv_pages"] = in["kv_pages"].Clone()
-			in["kv_pages"].Data[table.Indptr[3]] = in["kv_pages"].Data[table.Indptr[1]]
+			in["kv_pages"].Data[table.Indptr[2]-1] = in["kv_pages"].Data[table.Indptr[0]]
 		}, "overwrite"},
 	}
 	for _, tc := range tests {
@@ -70,16 +73,35 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-// TestNoSpareIndices checks that appending into a table without room for
-// the new tokens is an error.
-func TestNoSpareIndices(t *testing.T) {
+// TestPageTableAfterAppend checks the page table convention at its edges:
+// the table describes each sequence after the append, so it needs exactly
+// indptr[B] page indices (no spare pages), and a table whose sequences are
+// shorter than the S tokens appended is an error.
+func TestPageTableAfterAppend(t *testing.T) {
 	g := build(t, subst(attnSpec, "dims", ", P, N", "extra", pagedExtra, "layout", pagedLayout(4), "score", "causal(s)"))
 	in, full := setup(t, g, map[string]int64{"B": 3, "S": 5, "T": 9}, 1)
+	want := run(t, g, full, in)
+
+	// Only the indices the sequences own: the same step.
 	used := int(in["kv_indptr"].Data[3])
-	in["kv_pages"] = FromData([]int{used}, in["kv_pages"].Data[:used])
-	full["N"] = int64(used)
-	_, err := Run(g, full, in, Options{})
-	if err == nil || !strings.Contains(err.Error(), "no page for token") {
-		t.Fatalf("got error %v, want one about missing pages", err)
+	exact := maps.Clone(in)
+	exact["kv_pages"] = FromData([]int{used}, in["kv_pages"].Data[:used])
+	dims := maps.Clone(full)
+	dims["N"] = int64(used)
+	got := run(t, g, dims, exact)
+	close(t, "o with exactly indptr[B] indices", got.Outputs["o"], want.Outputs["o"].Data)
+	if !slices.Equal(got.States["kv"].Data, want.States["kv"].Data) {
+		t.Fatal("the pool after the step depends on the unused page indices")
+	}
+
+	// Sequence 1 holds 3 tokens after the step but 5 are appended to it.
+	short := maps.Clone(in)
+	p := &PageTable{Page: 4, Indptr: []int{0, 4, 5, 7}, Indices: []int{0, 1, 2, 3, 4, 5, 6}, Last: []int{2, 3, 4}}
+	short["kv_indptr"], short["kv_pages"], short["kv_last"] = p.Tensors()
+	dims = maps.Clone(full)
+	dims["N"] = 7
+	_, err := Run(g, dims, short, Options{})
+	if err == nil || !strings.Contains(err.Error(), "sequence 1 holds 3 tokens after the step, fewer than the 5 it appends") {
+		t.Fatalf("got error %v, want one about a sequence shorter than the appended tokens", err)
 	}
 }

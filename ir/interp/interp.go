@@ -32,34 +32,45 @@ type Result struct {
 // Run executes one step of g for the bound dims on the given leaves and
 // returns every value. inputs holds one tensor per input, param and state,
 // keyed by its declared name, each with its declared shape, except states
-// with a layout, which are given physically:
+// with a layout, which are given physically.
+//
+// A paged or ragged layout follows FlashInfer's convention: it describes
+// each sequence's cache AFTER this step's append (the scheduler allocates
+// room for the new tokens before the step). Its length len_b counts the S
+// tokens the step appends to the state (S = 0 when no append writes it):
+// positions 0..len_b-S-1 are the cached tokens, which the state's logical
+// [2, B, G, T, Dh] view holds (len_b - S <= T, and len_b >= S), and append
+// writes the new tokens at positions len_b-S..len_b-1 through the same
+// table. A state that is only read uses the lengths as they are (len_b <= T).
 //
 //   - paged: a pool [Pages, 2, G, page, Dh]; token t of sequence b lives in
 //     page indices[indptr[b] + t/page] at slot t%page. indptr[0] must be 0,
-//     indptr non-decreasing, indptr[B] <= len(indices), every page index in
-//     [0, Pages), and last[b] in [1, page] (0 for a sequence with no page).
-//     The sequence holds len_b = (indptr[b+1]-indptr[b]-1)*page + last[b]
-//     tokens (0 with no page), at most T.
+//     indptr non-decreasing, indptr[B] <= len(indices) (entries past
+//     indptr[B] are not used), every page index in [0, Pages), and last[b]
+//     in [1, page] (0 for a sequence with no page). The sequence holds
+//     len_b = (indptr[b+1]-indptr[b]-1)*page + last[b] tokens (0 with no
+//     page).
 //   - ragged: a buffer [2, G, N, Dh] with N = indptr[B]; token t of sequence
 //     b is row indptr[b] + t. indptr[0] must be 0 and indptr non-decreasing;
-//     len_b = indptr[b+1] - indptr[b], at most T.
+//     len_b = indptr[b+1] - indptr[b].
 //
-// append writes the S new tokens of sequence b at positions len_b..len_b+S-1
-// (len_b = T for a contiguous state) and Result.States holds:
+// The ops see the state through its logical view, and append returns the
+// whole caches [B, G, T+S, Dh] of len_b tokens each (T+S for a contiguous
+// state, whose S new tokens follow its T cached ones). Result.States holds
+// each appended state after the step:
 //
 //   - contiguous: the cache [2, B, G, T+S, Dh].
-//   - paged: the pool, same shape, with the new tokens written in. Token t of
-//     sequence b lives in its page t/page as above while t/page is below the
-//     sequence's page count n_b = indptr[b+1]-indptr[b]; the pages after
-//     that are spare pages taken in order from the tail indices[indptr[B]:]:
-//     sequence 0 first, sequence b taking max(0, ceil((len_b+S)/page) - n_b)
-//     of them. PageTable.Append gives the page table after the step.
-//     A new token may not land on a slot that holds a cached or new token.
-//   - ragged: a buffer [2, G, N + B*S, Dh] holding each sequence's old then
-//     new tokens, sequence b from row indptr[b] + b*S on (the new indptr).
+//   - paged: the pool, same shape, with the new tokens written into their
+//     slots; every other slot is unchanged. The page table is unchanged too:
+//     it already described the cache after the step. A new token may not
+//     land on a slot that holds another token, cached or new, of any
+//     sequence.
+//   - ragged: the buffer, same shape, with the new tokens written into the
+//     last S rows of each sequence, indptr[b+1]-S..indptr[b+1]-1.
 //
-// Run reports missing, unknown or misshapen inputs, bad page tables, unbound
-// dims, out-of-range gather ids and other runtime errors as errors.
+// Run reports missing, unknown or misshapen inputs, bad page tables
+// (lengths below S or cached tokens above T included), unbound dims,
+// out-of-range gather ids and other runtime errors as errors.
 func Run(g *ir.Graph, dims map[string]int64, inputs map[string]*Tensor, opt Options) (res *Result, err error) {
 	m := &machine{
 		g: g, dims: dims, opt: opt,

@@ -93,11 +93,12 @@ func checkPerSequence(t *testing.T, gc *ir.Graph, in map[string]*Tensor, o *Tens
 	}
 }
 
-// checkPagedState checks the pool after the step slot by slot: the new token
-// s of sequence b sits at position len_b+s, in the sequence's own pages while
-// they last and then in the spare pages after indptr[B], sequence by
-// sequence; every other slot is unchanged. It also reads the pool back
-// through PageTable.Append and compares with append's K and V.
+// checkPagedState checks the pool after the step slot by slot: the page
+// table describes each sequence after the append, so new token s of
+// sequence b sits at position len_b-S+s, in page
+// indices[indptr[b] + (len_b-S+s)/page] at slot (len_b-S+s)%page; every
+// other slot is unchanged. It also reads the pool back through the same
+// table and compares with append's K and V.
 func checkPagedState(t *testing.T, g *ir.Graph, in map[string]*Tensor, res *Result, page, S int) {
 	t.Helper()
 	pool, got := in["kv"], res.States["kv"]
@@ -108,53 +109,58 @@ func checkPagedState(t *testing.T, g *ir.Graph, in map[string]*Tensor, res *Resu
 	indptr, indices, last := in["kv_indptr"].Data, in["kv_pages"].Data, in["kv_last"].Data
 	B := len(last)
 	want := pool.Clone()
-	spare := int(indptr[B])
+	written := 0
 	for b := range B {
 		np := int(indptr[b+1] - indptr[b])
 		n := 0
 		if np > 0 {
 			n = (np-1)*page + int(last[b])
 		}
+		if n < S {
+			t.Fatalf("sequence %d holds %d tokens after the step, fewer than the %d appended", b, n, S)
+		}
 		for s := range S {
-			tok := n + s
-			var p int
-			if tok/page < np {
-				p = int(indices[int(indptr[b])+tok/page])
-			} else {
-				p = int(indices[spare+tok/page-np])
-			}
+			tok := n - S + s
+			p := int(indices[int(indptr[b])+tok/page])
 			for c, nw := range []*Tensor{in["k"], in["v"]} {
 				for g := range G {
 					copy(want.Data[(((p*2+c)*G+g)*page+tok%page)*Dh:][:Dh], vec(nw, ((b*G+g)*S+s)*Dh, Dh))
+					written += Dh
 				}
 			}
 		}
-		spare += max((n+S+page-1)/page-np, 0)
 	}
 	for i := range want.Data {
 		if got.Data[i] != want.Data[i] {
 			t.Fatalf("pool element %d is %g, want %g", i, got.Data[i], want.Data[i])
 		}
 	}
-	// The table after the step describes the pool as append's K and V.
+	// The new tokens really changed the pool: the slots they took held
+	// random values before the step.
+	changed := 0
+	for i := range got.Data {
+		if got.Data[i] != pool.Data[i] {
+			changed++
+		}
+	}
+	if changed == 0 || changed > written {
+		t.Fatalf("the step changed %d pool elements, want 1 to %d", changed, written)
+	}
+	// The table, unchanged, describes the pool after the step as append's
+	// K and V.
 	pt, err := NewPageTable(page, in["kv_indptr"], in["kv_pages"], in["kv_last"])
 	if err != nil {
 		t.Fatal(err)
 	}
-	after, err := pt.Append(S)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ap := appendNode(t, g)
-	ip, ix, il := after.Tensors()
 	for c, kv := range []*Tensor{res.Values[ap.Outs[0]], res.Values[ap.Outs[1]]} {
-		tokens := pagedTokens(got, ip, ix, il, New(B, G, 0, Dh), c)
+		tokens := pagedTokens(got, in["kv_indptr"], in["kv_pages"], in["kv_last"], New(B, G, 0, Dh), c)
 		TS := kv.Shape[2]
 		for b := range B {
 			for g := range G {
 				toks := tokens(b, g)
-				if len(toks) != after.Len(b) || len(toks) > TS {
-					t.Fatalf("sequence %d holds %d tokens after the step, table says %d", b, len(toks), after.Len(b))
+				if len(toks) != pt.Len(b) || len(toks) > TS {
+					t.Fatalf("sequence %d holds %d tokens after the step, table says %d", b, len(toks), pt.Len(b))
 				}
 				for tok := range TS {
 					for d := range Dh {

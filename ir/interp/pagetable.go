@@ -5,12 +5,13 @@ import (
 	"math"
 )
 
-// PageTable is a paged KV-cache layout: sequence b owns the pages
-// Indices[Indptr[b]:Indptr[b+1]] in order, and its last page holds Last[b]
-// tokens, so it holds Len(b) = (Indptr[b+1]-Indptr[b]-1)*Page + Last[b]
-// tokens (0 when it has no page). Entries of Indices past Indptr[B] are spare
-// pages, which append takes for tokens that do not fit in a sequence's pages
-// (see Run).
+// PageTable is a paged KV-cache layout in FlashInfer's convention: it
+// describes each sequence's cache after this step's append. Sequence b owns
+// the pages Indices[Indptr[b]:Indptr[b+1]] in order, and its last page holds
+// Last[b] tokens, so it holds Len(b) = (Indptr[b+1]-Indptr[b]-1)*Page +
+// Last[b] tokens (0 when it has no page), counting the tokens the step
+// appends: token t lives in page Indices[Indptr[b]+t/Page] at slot t%Page.
+// Entries of Indices past Indptr[B] are not used.
 type PageTable struct {
 	Page                  int
 	Indptr, Indices, Last []int
@@ -108,56 +109,10 @@ func (p *PageTable) checkLens() error {
 	return nil
 }
 
-// spare returns, per sequence, how many spare pages appending s tokens to
-// every sequence takes and where in the spare tail its first one is.
-func (p *PageTable) spare(s int) (count, start []int, total int) {
-	count, start = make([]int, p.Batch()), make([]int, p.Batch())
-	for b := range count {
-		need := (p.Len(b) + s + p.Page - 1) / p.Page
-		count[b] = max(need-p.Pages(b), 0)
-		start[b] = total
-		total += count[b]
-	}
-	return count, start, total
-}
-
-// slot returns the page and slot of token t of sequence b, for a cached
-// token (t < Len(b)) or one of s tokens being appended, which may lie in a
-// spare page. It assumes a checked table and reports a token past the page
-// indices as an error.
-func (p *PageTable) slot(b, t, s int, start []int) (page, slot int, err error) {
-	lp := t / p.Page
-	i := p.Indptr[b] + lp
-	if lp >= p.Pages(b) {
-		i = p.Indptr[p.Batch()] + start[b] + lp - p.Pages(b)
-	}
-	if i >= len(p.Indices) {
-		return 0, 0, fmt.Errorf("no page for token %d of sequence %d: appending %d tokens needs more spare page indices than the %d past indptr[B] = %d", t, b, s, len(p.Indices)-p.Indptr[p.Batch()], p.Indptr[p.Batch()])
-	}
-	return p.Indices[i], t % p.Page, nil
-}
-
-// Append returns the page table after appending s tokens to every
-// sequence: each sequence owns its pages followed by the spare pages it
-// took, sequence by sequence, then the spare pages left.
-func (p *PageTable) Append(s int) (*PageTable, error) {
-	count, start, total := p.spare(s)
-	nb := p.Batch()
-	tail := p.Indices[p.Indptr[nb]:]
-	if total > len(tail) {
-		return nil, fmt.Errorf("appending %d tokens needs %d spare pages, the table has %d", s, total, len(tail))
-	}
-	q := &PageTable{Page: p.Page, Indptr: make([]int, nb+1), Last: make([]int, nb)}
-	for b := range nb {
-		q.Indices = append(q.Indices, p.Indices[p.Indptr[b]:p.Indptr[b+1]]...)
-		q.Indices = append(q.Indices, tail[start[b]:start[b]+count[b]]...)
-		q.Indptr[b+1] = len(q.Indices)
-		if n := q.Pages(b); n > 0 {
-			q.Last[b] = p.Len(b) + s - (n-1)*p.Page
-		}
-	}
-	q.Indices = append(q.Indices, tail[total:]...)
-	return q, nil
+// slot returns the page and slot of token t < Len(b) of sequence b. It
+// assumes a checked table.
+func (p *PageTable) slot(b, t int) (page, slot int) {
+	return p.Indices[p.Indptr[b]+t/p.Page], t % p.Page
 }
 
 // ints reads an i32 tensor as ints.

@@ -21,17 +21,21 @@ import (
 //     [0.5, 1.5).
 //   - i32 inputs read by gather: ids uniform in [0, V).
 //   - i32 inputs read by rope: token s of sequence b is at position
-//     c_b + s, where c_b sums the cached tokens of b over the KV-cache
-//     states (the token extent of a contiguous one, len_b of a paged or
-//     ragged one).
+//     c_b + s, where c_b sums the cached tokens of b (before the step) over
+//     the KV-cache states: the token extent T of a contiguous one, len_b - S
+//     of a paged or ragged one.
 //   - other i32 leaves: uniform in [0, 16).
-//   - paged and ragged states: sequence 0 holds exactly T tokens and every
-//     other one a uniform length in [1, T] (0 when T = 0). A paged pool is
-//     filled with random values everywhere, unused slots included; its
+//   - paged and ragged states: the layout describes the cache after the
+//     step's append of S tokens (see Run), so its lengths len_b count them:
+//     sequence 0 holds exactly T + S tokens (T cached) and every other one a
+//     uniform length in [max(S, 1), T + S] (0 when T + S = 0), that is
+//     between 0 and T cached tokens (between 1 and T for a state no append
+//     writes, S = 0). A paged pool is filled with random values everywhere,
+//     unused slots and the slots the new tokens will take included; its
 //     indices are distinct pages of the pool in random order: first each
-//     sequence's ceil(len_b/page) pages, then spare pages, enough for the S
-//     tokens appended in the step (see Run) and more up to N. A ragged
-//     buffer is [2, G, sum len_b, Dh].
+//     sequence's ceil(len_b/page) pages, then unused ones up to N. A ragged
+//     buffer is [2, G, sum len_b, Dh], random everywhere, the rows of the
+//     new tokens included.
 func RandomInputs(g *ir.Graph, dims map[string]int64, seed int64) (map[string]*Tensor, error) {
 	full, _, err := DeriveDims(g, dims)
 	if err != nil {
@@ -39,9 +43,10 @@ func RandomInputs(g *ir.Graph, dims map[string]int64, seed int64) (map[string]*T
 	}
 	gen := &generator{
 		g: g, dims: full, users: g.Users(),
-		rng:  rand.New(rand.NewPCG(uint64(seed), 0x5eed_f05e)),
-		out:  map[string]*Tensor{},
-		lens: map[*ir.Value][]int{},
+		rng:      rand.New(rand.NewPCG(uint64(seed), 0x5eed_f05e)),
+		out:      map[string]*Tensor{},
+		lens:     map[*ir.Value][]int{},
+		appended: map[*ir.Value]int{},
 	}
 	for _, v := range g.States {
 		if l := v.Def.Attr.Layout; l != nil && l.Kind != ir.Contiguous {
@@ -70,8 +75,10 @@ type generator struct {
 	users map[*ir.Value][]*ir.Node
 	rng   *rand.Rand
 	out   map[string]*Tensor
-	// lens are the sequence lengths chosen for each layout state.
-	lens map[*ir.Value][]int
+	// lens are the sequence lengths chosen for each layout state, after
+	// the step's append; appended the tokens the step appends to it.
+	lens     map[*ir.Value][]int
+	appended map[*ir.Value]int
 }
 
 // leaf generates an input, param or contiguous state.
@@ -166,7 +173,7 @@ func (gen *generator) cached(b int) (int, error) {
 		}
 		if lens, ok := gen.lens[v]; ok {
 			if b < len(lens) {
-				total += lens[b]
+				total += lens[b] - gen.appended[v]
 			}
 			continue
 		}

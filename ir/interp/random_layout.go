@@ -6,8 +6,10 @@ import (
 	"github.com/fuser-dev/fuser/ir"
 )
 
-// layoutState generates a paged or ragged state and its layout inputs.
-// States sharing a layout's indptr input share its sequence lengths.
+// layoutState generates a paged or ragged state and its layout inputs. The
+// layout describes each sequence's cache after the step's append of S
+// tokens: the lengths len_b lie in [S, T+S] (at least 1), the first one
+// exactly T+S. States sharing a layout's indptr input share its lengths.
 func (gen *generator) layoutState(v *ir.Value) error {
 	l := v.Def.Attr.Layout
 	B, T, S, err := stateExtents(gen.g, v, gen.dims)
@@ -22,20 +24,27 @@ func (gen *generator) layoutState(v *ir.Value) error {
 	lens := gen.sharedLens(l)
 	if lens == nil {
 		lens = make([]int, B)
+		lo := max(S, 1)
 		for b := range lens {
 			switch {
-			case T == 0:
+			case T+S == 0:
 			case b == 0:
-				lens[b] = T
+				lens[b] = T + S
 			default:
-				lens[b] = 1 + gen.rng.IntN(T)
+				lens[b] = lo + gen.rng.IntN(T+S-lo+1)
 			}
 		}
 	}
+	for b, n := range lens {
+		if n < S || n > T+S {
+			return fmt.Errorf("shares its layout with a state whose sequence %d holds %d tokens; appending %d tokens to at most T = %d cached needs [%d, %d]", b, n, S, T, S, T+S)
+		}
+	}
 	gen.lens[v] = lens
+	gen.appended[v] = S
 	switch l.Kind {
 	case ir.Paged:
-		return gen.pagedState(v, lens, S, G, Dh)
+		return gen.pagedState(v, lens, G, Dh)
 	case ir.RaggedLayout:
 		indptr := make([]int, B+1)
 		for b, n := range lens {
@@ -59,9 +68,9 @@ func (gen *generator) sharedLens(l *ir.Layout) []int {
 	return nil
 }
 
-// pagedState builds a page table for lens with room for S more tokens per
-// sequence and a random pool.
-func (gen *generator) pagedState(v *ir.Value, lens []int, S, G, Dh int) error {
+// pagedState builds a page table for the post-append lengths lens, its
+// pages distinct and shuffled, and a random pool.
+func (gen *generator) pagedState(v *ir.Value, lens []int, G, Dh int) error {
 	l := v.Def.Attr.Layout
 	page := int(l.Page)
 	pool, err := l.Pages.Eval(gen.dims)
@@ -73,15 +82,12 @@ func (gen *generator) pagedState(v *ir.Value, lens []int, S, G, Dh int) error {
 		return fmt.Errorf("page index count: %w", err)
 	}
 	if old := gen.out[l.Indices.Name]; old != nil && gen.out[l.Indptr.Name] != nil && gen.out[l.Last.Name] != nil {
-		// Another state shares this page table: check it has room here too.
+		// Another state shares this page table: check it fits here too.
 		p, err := NewPageTable(page, gen.out[l.Indptr.Name], old, gen.out[l.Last.Name])
 		if err != nil {
 			return err
 		}
 		if err := p.Check(int(pool)); err != nil {
-			return fmt.Errorf("shared page table: %w", err)
-		}
-		if _, err := p.Append(S); err != nil {
 			return fmt.Errorf("shared page table: %w", err)
 		}
 		if !equalInts(p.Lens(), lens) {
@@ -98,13 +104,12 @@ func (gen *generator) pagedState(v *ir.Value, lens []int, S, G, Dh int) error {
 			p.Last[b] = n - (np-1)*page
 		}
 	}
-	_, _, spare := p.spare(S)
-	need := p.Indptr[len(lens)] + spare
+	need := p.Indptr[len(lens)]
 	if int(nIdx) < need {
-		return fmt.Errorf("%d page indices (%s) cannot hold these sequences and %d appended tokens: they need %d", nIdx, l.Indices.Name, S, need)
+		return fmt.Errorf("%d page indices (%s) cannot hold these sequences after the append: they need %d", nIdx, l.Indices.Name, need)
 	}
 	if int(pool) < need {
-		return fmt.Errorf("a pool of %d pages cannot hold these sequences and %d appended tokens: they need %d pages", pool, S, need)
+		return fmt.Errorf("a pool of %d pages cannot hold these sequences after the append: they need %d pages", pool, need)
 	}
 	perm := gen.rng.Perm(int(pool))
 	p.Indices = make([]int, nIdx)

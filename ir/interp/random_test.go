@@ -54,9 +54,10 @@ func TestRandomInputsDeterministic(t *testing.T) {
 	}
 }
 
-// TestRandomPagedLayout checks the generated page tables: valid, the first
-// sequence T tokens long, the others between 1 and T, distinct shuffled
-// pages, room for the appended tokens, and positions after each cache.
+// TestRandomPagedLayout checks the generated page tables, which describe
+// each sequence after the step's append of S = 7 tokens: valid, the first
+// sequence T + S tokens long, the others between S and T + S, mixed,
+// distinct shuffled pages, and a pool random everywhere.
 func TestRandomPagedLayout(t *testing.T) {
 	for _, page := range []int{1, 4, 16} {
 		for _, T := range []int64{1, 17, 33} {
@@ -85,19 +86,19 @@ func TestRandomPagedLayout(t *testing.T) {
 				t.Fatal(err)
 			}
 			lens := p.Lens()
-			if lens[0] != int(T) {
-				t.Errorf("page %d: first sequence holds %d tokens, want T = %d", page, lens[0], T)
+			if lens[0] != int(T)+7 {
+				t.Errorf("page %d: first sequence holds %d tokens after the step, want T + S = %d", page, lens[0], T+7)
 			}
 			for b, l := range lens {
-				if l < 1 || l > int(T) {
-					t.Errorf("sequence %d holds %d tokens, want [1, %d]", b, l, T)
+				if l < 7 || l > int(T)+7 {
+					t.Errorf("sequence %d holds %d tokens after the step, want [S, T + S] = [7, %d]", b, l, T+7)
 				}
 			}
-			if T == 33 && slices.Equal(lens, []int{33, 33, 33, 33, 33}) {
+			if T == 33 && slices.Equal(lens, []int{40, 40, 40, 40, 40}) {
 				t.Errorf("lengths are not mixed: %v", lens)
 			}
-			if _, err := p.Append(7); err != nil {
-				t.Errorf("no room to append: %v", err)
+			if p.Indptr[5] > len(p.Indices) || len(p.Indices) != wantN {
+				t.Errorf("indptr ends at %d, %d indices, want at most N = %d", p.Indptr[5], len(p.Indices), wantN)
 			}
 			seen := map[int]bool{}
 			for _, x := range p.Indices {
@@ -123,8 +124,81 @@ func TestRandomPagedLayout(t *testing.T) {
 	}
 }
 
+// readOnlySpec reads a ragged cache without appending to it: its layout's
+// lengths are used as they are.
+const readOnlySpec = `
+layer ro
+dim B, T
+const G = 2, Dh = 4
+input  kv_indptr : i32[B + 1]
+state  kv        : f32[2, B, G, T, Dh] @ ragged(indptr=kv_indptr)
+output m         : f32[2, B, G, 1, Dh]
+m = mean(kv, axis=3)
+`
+
+// TestRandomRaggedLayout checks the generated ragged layout: indptr
+// describes the buffer after the append of S tokens, so each sequence holds
+// between S and T + S rows, the first exactly T + S, and the buffer has
+// indptr[B] rows; for a state no append writes (S = 0) between 1 and T rows,
+// all of them read (a mean over the tokens divides by len_b).
+func TestRandomRaggedLayout(t *testing.T) {
+	const T = 20
+	for _, S := range []int{0, 7} {
+		g := build(t, readOnlySpec)
+		dims := map[string]int64{"B": 6, "T": T}
+		if S > 0 {
+			g = build(t, subst(attnSpec, "dims", "", "extra", "input kv_indptr : i32[B + 1]", "layout", "@ ragged(indptr=kv_indptr)", "score", "causal(s)"))
+			dims["S"] = int64(S)
+		}
+		in, full := setup(t, g, dims, 5)
+		indptr := in["kv_indptr"].Data
+		lo, hi := max(S, 1), T+S
+		var lens []int
+		for b := range 6 {
+			l := int(indptr[b+1] - indptr[b])
+			lens = append(lens, l)
+			if l < lo || l > hi {
+				t.Errorf("S=%d: sequence %d holds %d rows, want [%d, %d]", S, b, l, lo, hi)
+			}
+		}
+		if lens[0] != hi {
+			t.Errorf("S=%d: first sequence holds %d rows, want %d", S, lens[0], hi)
+		}
+		if slices.Equal(lens, []int{hi, hi, hi, hi, hi, hi}) {
+			t.Errorf("S=%d: lengths are not mixed: %v", S, lens)
+		}
+		buf := in["kv"]
+		if n := buf.Shape[2]; n != int(indptr[6]) {
+			t.Errorf("S=%d: buffer has %d rows, indptr ends at %d", S, n, int(indptr[6]))
+		}
+		res := run(t, g, full, in)
+		if S > 0 {
+			continue
+		}
+		var want []float64
+		for c := range 2 {
+			for b := range 6 {
+				for gg := range 2 {
+					for d := range 4 {
+						sum := 0.0
+						for r := int(indptr[b]); r < int(indptr[b+1]); r++ {
+							sum += buf.At(c, gg, r, d)
+						}
+						want = append(want, sum/float64(lens[b]))
+					}
+				}
+			}
+		}
+		close(t, "m", res.Outputs["m"], want)
+		if !slices.Equal(res.States["kv"].Data, buf.Data) {
+			t.Error("a state that is only read changed")
+		}
+	}
+}
+
 // TestRandomPositions checks rope positions over paged and cascade caches:
-// token s of sequence b sits after all of b's cached tokens.
+// token s of sequence b sits after all of b's cached tokens (the prefix and
+// len_b - S of its paged cache, whose table counts the S new tokens).
 func TestRandomPositions(t *testing.T) {
 	g := build(t, `
 layer pos
@@ -147,8 +221,8 @@ m      = concat(reshape(pk, [1, G, L, Dh]), K, axis=2) + concat(reshape(pv, [1, 
 	p, _ := NewPageTable(4, in["kv_indptr"], in["kv_pages"], in["kv_last"])
 	for b, l := range p.Lens() {
 		for s := range 3 {
-			if got := in["pos"].At(b, s); got != float64(6+l+s) {
-				t.Fatalf("pos[%d,%d] = %g, want L + len + s = %d", b, s, got, 6+l+s)
+			if got := in["pos"].At(b, s); got != float64(6+l-3+s) {
+				t.Fatalf("pos[%d,%d] = %g, want L + len - S + s = %d", b, s, got, 6+l-3+s)
 			}
 		}
 	}
@@ -157,14 +231,16 @@ m      = concat(reshape(pk, [1, G, L, Dh]), K, axis=2) + concat(reshape(pv, [1, 
 	m, pre := res.Outputs["m"], in["prefix"]
 	x := refRope(in["x"].Data, in["pos"].Data, 4, 3, 2, 4, 10000)
 	for b, l := range p.Lens() {
-		for tok := range 6 + l + 3 {
+		for tok := range m.Shape[2] {
 			for d := range 4 {
 				want := 0.0
 				switch {
 				case tok < 6:
 					want = pre.At(0, 0, 1, tok, d) + pre.At(1, 0, 1, tok, d)
 				case tok >= 6+l:
-					want = 2 * x[((b*3+tok-6-l)*2+1)*4+d]
+					// Past the sequence: does not exist, holds 0.
+				case tok >= 6+l-3:
+					want = 2 * x[((b*3+tok-6-(l-3))*2+1)*4+d]
 				default:
 					continue
 				}

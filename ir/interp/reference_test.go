@@ -83,7 +83,10 @@ func contiguousTokens(kv, nw *Tensor, c int) func(b, g int) [][]float64 {
 }
 
 // pagedTokens decodes a paged pool [P, 2, G, page, Dh] directly from its
-// page table, then appends the new tokens nw [B, G, S, Dh].
+// page table, which describes each sequence after the append of the new
+// tokens nw [B, G, S, Dh] (FlashInfer's convention): its first len_b - S
+// tokens from the pool, then the S new ones. With S = 0 it reads the pool
+// as it is.
 func pagedTokens(pool, indptr, indices, last, nw *Tensor, c int) func(b, g int) [][]float64 {
 	return func(b, g int) [][]float64 {
 		G, page, Dh := pool.Shape[2], pool.Shape[3], pool.Shape[4]
@@ -94,7 +97,7 @@ func pagedTokens(pool, indptr, indices, last, nw *Tensor, c int) func(b, g int) 
 			n = (np-1)*page + int(last.Data[b])
 		}
 		var out [][]float64
-		for t := range n {
+		for t := range n - S {
 			p := int(indices.Data[first+t/page])
 			out = append(out, vec(pool, (((p*2+c)*G+g)*page+t%page)*Dh, Dh))
 		}
@@ -105,13 +108,15 @@ func pagedTokens(pool, indptr, indices, last, nw *Tensor, c int) func(b, g int) 
 	}
 }
 
-// raggedTokens decodes a ragged buffer [2, G, N, Dh], then appends nw.
+// raggedTokens decodes a ragged buffer [2, G, N, Dh], whose indptr
+// describes each sequence after the append of nw: rows indptr[b] ..
+// indptr[b+1]-S-1, then the S new tokens.
 func raggedTokens(buf, indptr, nw *Tensor, c int) func(b, g int) [][]float64 {
 	return func(b, g int) [][]float64 {
 		G, N, Dh := buf.Shape[1], buf.Shape[2], buf.Shape[3]
 		S := nw.Shape[2]
 		var out [][]float64
-		for r := int(indptr.Data[b]); r < int(indptr.Data[b+1]); r++ {
+		for r := int(indptr.Data[b]); r < int(indptr.Data[b+1])-S; r++ {
 			out = append(out, vec(buf, ((c*G+g)*N+r)*Dh, Dh))
 		}
 		for s := range S {

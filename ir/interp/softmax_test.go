@@ -51,25 +51,30 @@ mk = mean(K, axis=2) + 0 * mean(V, axis=2)
 					t.Fatalf("row %d sums to %g", r/TS, sum)
 				}
 			}
-			// mean over the ragged token axis divides by each sequence's count.
+			// mean over the ragged token axis divides by each sequence's
+			// count after the append: T + S, or the layout's len_b, which
+			// counts the S new tokens.
 			ap := appendNode(t, g)
 			K := res.Values[ap.Outs[0]]
 			lens := make([]int, 3)
 			for b := range lens {
-				lens[b] = 9
+				lens[b] = 9 + 7
 				if c.name != "contiguous" {
 					lens[b] = int(res.Values[ap.Outs[0].Ragged.Lens].Data[b])
 				}
+			}
+			if c.name != "contiguous" && lens[0] != 9+7 {
+				t.Fatalf("sequence 0 holds %d tokens after the step, want T + S = 16", lens[0])
 			}
 			var want []float64
 			for b := range 3 {
 				for gg := range 2 {
 					for d := range 8 {
 						s := 0.0
-						for tok := range lens[b] + 7 {
+						for tok := range lens[b] {
 							s += K.At(b, gg, tok, d)
 						}
-						want = append(want, s/float64(lens[b]+7))
+						want = append(want, s/float64(lens[b]))
 					}
 				}
 			}

@@ -13,10 +13,16 @@ type stateStore struct {
 	phys, after *Tensor
 	// B, G, T, Dh are the extents of the logical [2, B, G, T, Dh] view.
 	B, G, T, Dh int
-	// lens are the cached tokens per sequence (nil: T for every sequence).
-	lens   []int
-	table  *PageTable // paged layout
-	indptr []int      // ragged layout
+	// S is the number of tokens the step appends to the state (0 when no
+	// append writes it).
+	S int
+	// lens are the tokens per sequence the layout describes, after the
+	// step's append (nil for a contiguous state); cached are the tokens
+	// before it, lens - S: the state's logical view (nil: T for every
+	// sequence).
+	lens, cached []int
+	table        *PageTable // paged layout
+	indptr       []int      // ragged layout
 }
 
 // loadState checks a state leaf and stores its logical view.
@@ -83,9 +89,24 @@ func (m *machine) loadState(v *ir.Value, t *Tensor) error {
 	if len(st.lens) != st.B {
 		return fmt.Errorf("the layout describes %d sequences, the state has batch %d", len(st.lens), st.B)
 	}
+	// The layout describes the cache after the step: its lengths count the
+	// S tokens the step appends, which the cache before the step lacks.
+	if ap := appendOf(m.g, v); ap != nil {
+		k, err := m.shape(ap.Args[1])
+		if err != nil {
+			return err
+		}
+		if len(k) == 4 {
+			st.S = k[2]
+		}
+	}
+	st.cached = make([]int, st.B)
 	for b, l := range st.lens {
-		if l > st.T {
-			return fmt.Errorf("sequence %d holds %d tokens, more than T = %d", b, l, st.T)
+		if l < st.S {
+			return fmt.Errorf("sequence %d holds %d tokens after the step, fewer than the %d it appends: the %s layout describes the cache after the append", b, l, st.S, st.layout.Kind)
+		}
+		if st.cached[b] = l - st.S; st.cached[b] > st.T {
+			return fmt.Errorf("sequence %d holds %d cached tokens before the step (%d after appending %d), more than T = %d", b, st.cached[b], l, st.S, st.T)
 		}
 	}
 	if err := checkTensor(t, phys); err != nil {
@@ -93,6 +114,13 @@ func (m *machine) loadState(v *ir.Value, t *Tensor) error {
 	}
 	st.phys = m.rounded(t, v.Type.DType)
 	m.vals[v] = st.logical()
+	if r := v.Ragged; r != nil && r.Axis == 3 && r.Batch == 1 {
+		// The state's own view holds the cached tokens only; its lens value
+		// counts the appended ones too.
+		sh := []int{2, st.B, st.G, st.T, st.Dh}
+		str := strides(sh)
+		m.valids[v] = &validity{axisStride: str[3], axisSize: st.T, batchStride: str[1], batchSize: st.B, lim: st.cached}
+	}
 	return nil
 }
 
@@ -111,7 +139,7 @@ func raggedLens(indptr []int) ([]int, error) {
 }
 
 // row returns the offset in the physical tensor of the Dh values of
-// component c (0: K, 1: V) of cached token t of sequence b, kv head g.
+// component c (0: K, 1: V) of token t < lens[b] of sequence b, kv head g.
 func (st *stateStore) row(c, b, g, t int) int {
 	switch {
 	case st.table != nil:
@@ -126,13 +154,13 @@ func (st *stateStore) row(c, b, g, t int) int {
 }
 
 // logical materialises the [2, B, G, T, Dh] view of a paged or ragged
-// state, zero past each sequence's length.
+// state before the step: each sequence's cached tokens, zero past them.
 func (st *stateStore) logical() *Tensor {
 	out := New(2, st.B, st.G, st.T, st.Dh)
 	for c := range 2 {
 		for b := range st.B {
 			for g := range st.G {
-				for t := range st.lens[b] {
+				for t := range st.cached[b] {
 					dst := (((c*st.B+b)*st.G+g)*st.T + t) * st.Dh
 					src := st.row(c, b, g, t)
 					copy(out.Data[dst:dst+st.Dh], st.phys.Data[src:src+st.Dh])
