@@ -54,7 +54,7 @@ func matchAttention(s *State, pv *ir.Node, users map[*ir.Value][]*ir.Node) (atte
 		return attentionMatch{}, false
 	}
 	x := sm.Args[0]
-	seenCap, seenScale := false, false
+	seenCap, seenScale, seenMask := false, false, false
 	for {
 		if !single(x) {
 			s.explain(false, "attention at %s: scores %s are read elsewhere", where, x.Ref())
@@ -67,9 +67,19 @@ func matchAttention(s *State, pv *ir.Node, users map[*ir.Value][]*ir.Node) (atte
 				s.explain(false, "attention at %s: softcap applied after the mask would turn masked scores into -cap", where)
 				return attentionMatch{}, false
 			}
-			at.Causal = true
+			seenMask, at.Causal = true, true
 			if d.Op == ir.OpWindow {
-				at.Window = d.Attr.W
+				w := d.Attr.W
+				if !at.Window.IsZero() {
+					a, aok := at.Window.Value()
+					b, bok := w.Value()
+					if !aok || !bok {
+						s.explain(false, "attention at %s: nested windows of symbolic sizes", where)
+						return attentionMatch{}, false
+					}
+					w = ir.Const(min(a, b)) // nested windows keep the narrower
+				}
+				at.Window = w
 			}
 		case ir.OpSoftcap:
 			if seenScale {
@@ -81,6 +91,12 @@ func matchAttention(s *State, pv *ir.Node, users map[*ir.Value][]*ir.Node) (atte
 			c, ok := constValue(d.Args[1])
 			if !ok {
 				s.explain(false, "attention at %s: scores multiplied by a tensor %s (not a scale)", where, d.Args[1].Ref())
+				return attentionMatch{}, false
+			}
+			if c <= 0 && !seenMask {
+				// Walking inward, no mask seen yet means this scale is applied
+				// after the mask: a non-positive one turns -inf into +inf or NaN.
+				s.explain(false, "attention at %s: scale %g after the mask flips masked scores", where, c)
 				return attentionMatch{}, false
 			}
 			seenScale = true

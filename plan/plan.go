@@ -96,7 +96,21 @@ func (p *Plan) Finish() {
 			if n.Op == ir.OpAppend {
 				args = args[1:] // an append writes the cache; it does not read it
 			}
+			reads := append([]*ir.Value(nil), args...)
+			if n.Op == ir.OpAppend {
+				reads = append(reads, layoutInputs(n.Args[0])...)
+			}
 			for _, a := range args {
+				if a.Ragged != nil {
+					reads = append(reads, a.Ragged.Lens)
+				}
+				for _, src := range Sources(a) {
+					if InCache(src) {
+						reads = append(reads, layoutInputs(src.Def.Args[0])...)
+					}
+				}
+			}
+			for _, a := range reads {
 				for _, src := range Sources(a) {
 					if owner[Root(src)] != k && !seenIn[src] {
 						seenIn[src] = true
@@ -112,6 +126,22 @@ func (p *Plan) Finish() {
 		}
 		k.Name = kernelName(i, k)
 	}
+}
+
+// layoutInputs returns the page-table inputs of a paged or ragged state:
+// every kernel that writes or reads the cache addresses it through them.
+func layoutInputs(state *ir.Value) []*ir.Value {
+	l := state.Def.Attr.Layout
+	if l == nil {
+		return nil
+	}
+	var out []*ir.Value
+	for _, v := range []*ir.Value{l.Indptr, l.Indices, l.Last} {
+		if v != nil {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // readOutside reports whether a kernel value is read, through views, by a

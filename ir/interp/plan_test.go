@@ -1,0 +1,589 @@
+package interp
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/fuser-dev/fuser/ir"
+	"github.com/fuser-dev/fuser/passes"
+	"github.com/fuser-dev/fuser/plan"
+	"github.com/fuser-dev/fuser/specs"
+)
+
+// smallConsts are the model constants of the shipped specs at test sizes:
+// D=32, 4 query heads over 2 kv heads of 8, F=48, 4 experts, a window of
+// 37 tokens (a spec keeps the constants it does not declare).
+var smallConsts = map[string]string{"D": "32", "H": "4", "G": "2", "Dh": "8", "F": "48", "E": "4", "W": "37"}
+
+// smallOverrides keep a spec's head grouping: qwen_bias has 7 query heads
+// per kv head.
+var smallOverrides = map[string]map[string]string{"qwen_bias": {"H": "14", "G": "2"}}
+
+var constLine = regexp.MustCompile(`(?m)^const\s+(.*)$`)
+
+// smallSpec returns the shipped spec name with its model constants replaced
+// by smallConsts; the tiny spec is returned as it is.
+func smallSpec(t *testing.T, name string) *ir.Graph {
+	t.Helper()
+	file, src, ok := specs.Source(name)
+	if !ok {
+		t.Fatalf("no spec %s", name)
+	}
+	if name != "tiny" {
+		replaced := 0
+		src = constLine.ReplaceAllStringFunc(src, func(line string) string {
+			body := strings.TrimSpace(strings.TrimPrefix(line, "const"))
+			comment := ""
+			if i := strings.Index(body, "#"); i >= 0 {
+				body, comment = body[:i], body[i:]
+			}
+			var items []string
+			for _, item := range strings.Split(body, ",") {
+				k, _, found := strings.Cut(item, "=")
+				k = strings.TrimSpace(k)
+				v, ok := smallOverrides[name][k]
+				if !ok {
+					v, ok = smallConsts[k]
+				}
+				if found && ok {
+					item = " " + k + " = " + v
+					replaced++
+				}
+				items = append(items, strings.TrimSpace(item))
+			}
+			return "const " + strings.Join(items, ", ") + " " + comment
+		})
+		if replaced < 4 {
+			t.Fatalf("spec %s: replaced %d constants only", name, replaced)
+		}
+	}
+	g, err := ir.Parse(file, src)
+	if err != nil {
+		t.Fatalf("spec %s at test sizes: %v", name, err)
+	}
+	return g
+}
+
+// planDiff compares got with want to 1e-12 relative error.
+func planDiff(what string, got, want *Tensor) error {
+	if got == nil || want == nil {
+		return fmt.Errorf("%s: missing tensor (got %v, want %v)", what, got != nil, want != nil)
+	}
+	if !got.SameShape(want.Shape) {
+		return fmt.Errorf("%s: shape %v, want %v", what, got.Shape, want.Shape)
+	}
+	if e := relativeError(got.Data, want.Data); !(e <= 1e-12) {
+		return fmt.Errorf("%s: relative error %.3g", what, e)
+	}
+	return nil
+}
+
+// planCase is one comparison of a plan run with the interpreter.
+type planCase struct {
+	g    *ir.Graph
+	dims map[string]int64
+	seed int64
+	opt  PlanOptions
+	// unfused also runs the unfused plan.
+	unfused bool
+}
+
+// check runs the fused plan (and the unfused one) with RunPlan and the
+// written graph with Run on the same random inputs, and compares the
+// outputs, the states after the step and every value a kernel wrote that
+// the written graph also computes (same value id). It returns the fused
+// plan's state for further checks.
+func (c planCase) check(t *testing.T) *passes.State {
+	t.Helper()
+	st, err := c.diff(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// diff is check returning the first difference as an error; errors other
+// than differences fail the test.
+func (c planCase) diff(t *testing.T) (*passes.State, error) {
+	t.Helper()
+	in, err := RandomInputs(c.g, c.dims, c.seed)
+	if err != nil {
+		t.Fatalf("RandomInputs: %v", err)
+	}
+	full, _, err := DeriveDims(c.g, c.dims)
+	if err != nil {
+		t.Fatalf("DeriveDims: %v", err)
+	}
+	want, err := Run(c.g, full, in, c.opt.Options)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	byID := map[int]*Tensor{}
+	for v, x := range want.Values {
+		byID[v.ID] = x
+	}
+	pipelines := []struct {
+		name string
+		p    []passes.Pass
+	}{{"fused", passes.Fused}}
+	if c.unfused {
+		pipelines = append(pipelines, struct {
+			name string
+			p    []passes.Pass
+		}{"unfused", passes.Unfused})
+	}
+	var fused *passes.State
+	for _, pl := range pipelines {
+		st, err := passes.Run(c.g, pl.p, passes.Options{Dims: full})
+		if err != nil {
+			t.Fatalf("%s plan: %v", pl.name, err)
+		}
+		if pl.name == "fused" {
+			fused = st
+		}
+		got, err := RunPlan(st.Plan, full, in, c.opt)
+		if err != nil {
+			t.Fatalf("RunPlan (%s): %v\n%s", pl.name, err, st.Plan)
+		}
+		if len(got.Outputs) != len(want.Outputs) {
+			return fused, fmt.Errorf("%s: %d outputs, want %d", pl.name, len(got.Outputs), len(want.Outputs))
+		}
+		for name, w := range want.Outputs {
+			if err := planDiff(pl.name+" output "+name, got.Outputs[name], w); err != nil {
+				return fused, err
+			}
+			if allZeroData(w.Data) {
+				t.Fatalf("output %s is all zeros: the test checks nothing", name)
+			}
+		}
+		for name, w := range want.States {
+			if err := planDiff(pl.name+" state "+name, got.States[name], w); err != nil {
+				return fused, err
+			}
+		}
+		compared := 0
+		for v, x := range got.Values {
+			if w, ok := byID[v.ID]; ok && x.SameShape(w.Shape) {
+				if err := planDiff(pl.name+" value "+v.Ref(), x, w); err != nil {
+					return fused, err
+				}
+				compared++
+			}
+		}
+		if compared == 0 {
+			t.Fatalf("%s: no kernel output matched a value of the written graph", pl.name)
+		}
+	}
+	return fused, nil
+}
+
+func allZeroData(x []float64) bool {
+	for _, v := range x {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// attentionKernel returns the fused plan's attention kernel.
+func attentionKernel(t *testing.T, p *plan.Plan) *plan.Kernel {
+	t.Helper()
+	for _, k := range p.Kernels {
+		if k.Strategy == plan.Attention {
+			return k
+		}
+	}
+	t.Fatalf("the fused plan has no attention kernel:\n%s", p)
+	return nil
+}
+
+// TestRunPlanSpecs runs every shipped spec, at test sizes, as its fused and
+// its unfused plan and compares them with the interpreter on the written
+// graph: decode (S=1, split-KV) and prefill (S=17, tiled) over caches of 1,
+// 100 and 257 tokens, none a tile multiple, with every row and attention
+// kernel also cross-checked op by op.
+func TestRunPlanSpecs(t *testing.T) {
+	for _, name := range specs.Names() {
+		g := smallSpec(t, name)
+		for _, S := range []int64{1, 17} {
+			for _, T := range []int64{1, 100, 257} {
+				t.Run(fmt.Sprintf("%s/S=%d/T=%d", name, S, T), func(t *testing.T) {
+					dims := map[string]int64{"B": 2, "S": S, "T": T, "L": 37}
+					var stats FlashStats
+					st := planCase{g: g, dims: dims, seed: S*1000 + T, unfused: true,
+						opt: PlanOptions{CrossCheck: 1e-12, FlashStats: &stats}}.check(t)
+					k := attentionKernel(t, st.Plan)
+					wantVariant := "prefill"
+					if S == 1 {
+						wantVariant = "decode"
+					}
+					if k.Launch.Variant != wantVariant {
+						t.Fatalf("attention kernel runs %s, want %s", k.Launch.Variant, wantVariant)
+					}
+					if stats.Tiles == 0 || stats.Partials == 0 {
+						t.Fatalf("no flash work recorded: %+v", stats)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestRunPlanSchedules runs the attention-carrying specs with other split
+// counts (more splits than keys included) and tiles than their launch.
+func TestRunPlanSchedules(t *testing.T) {
+	for _, name := range []string{"tiny", "cascade", "paged_decode", "mistral_swa", "gemma2_softcap"} {
+		g := smallSpec(t, name)
+		for _, c := range []struct {
+			S, T           int64
+			splits, br, bc int
+		}{
+			{1, 100, 2, 0, 0}, {1, 100, 7, 16, 16}, {1, 17, 64, 0, 0}, {1, 1, 7, 0, 0},
+			{17, 100, 0, 16, 16}, {17, 257, 0, 64, 32}, {17, 1, 0, 128, 64},
+		} {
+			t.Run(fmt.Sprintf("%s/S=%d/T=%d/splits=%d/tile=%dx%d", name, c.S, c.T, c.splits, c.br, c.bc), func(t *testing.T) {
+				var stats FlashStats
+				opt := PlanOptions{Splits: c.splits, Br: c.br, Bc: c.bc, FlashStats: &stats}
+				planCase{g: g, dims: map[string]int64{"B": 3, "S": c.S, "T": c.T, "L": 5}, seed: c.S + c.T, opt: opt}.check(t)
+				if c.splits == 64 && stats.EmptySplits == 0 {
+					t.Fatalf("64 splits over at most %d keys left no split empty", c.T+c.S)
+				}
+			})
+		}
+	}
+}
+
+// attnLayer is a small layer around one attention of each variant: D=32,
+// 4 query heads over 2 kv heads of 8, rope, a cache appended to.
+const attnLayer = `
+layer attn_{{name}}
+dim B, S, T{{dims}}
+const D = 32, {{heads}}, Dh = 8
+input  x    : f32[B, S, D]
+input  pos  : i32[B, S]
+{{inputs}}
+param  wqkv : f32[D, (H + 2*G)*Dh]
+param  wo   : f32[H*Dh, D]
+{{prefix}}
+state  kv   : f32[2, B, G, T, Dh] {{layout}}
+output y    : f32[B, S, D]
+
+q0, k0, v0 = split(x @ wqkv, [H*Dh, G*Dh, G*Dh], axis=-1)
+q    = transpose(rope(reshape(q0, [B, S, H, Dh]), pos), [0, 2, 1, 3])
+k    = transpose(rope(reshape(k0, [B, S, G, Dh]), pos), [0, 2, 1, 3])
+v    = transpose(reshape(v0, [B, S, G, Dh]), [0, 2, 1, 3])
+K, V = append(kv, k, v)
+{{keys}}
+a    = softmax({{score}}, axis=-1) @ Vs
+y    = x + reshape(transpose(a, [0, 2, 1, 3]), [B, S, H*Dh]) @ wo
+`
+
+// attnLayers are the attention variants of attnLayer.
+var attnLayers = []struct {
+	name string
+	kv   []string // substitutions
+}{
+	{"causal", []string{"score", "causal(q @ transpose(Ks) / sqrt(Dh))"}},
+	{"window", []string{"score", "window(q @ transpose(Ks) / sqrt(Dh), 700)"}},
+	{"softcap", []string{"score", "causal(softcap(q @ transpose(Ks) / sqrt(Dh) * 8, 2))"}},
+	{"paged", []string{"score", "causal(q @ transpose(Ks) / sqrt(Dh))", "dims", ", P, N",
+		"inputs", "input kv_indptr : i32[B + 1]\ninput kv_pages : i32[N]\ninput kv_last : i32[B]",
+		"layout", "@ paged(page=16, pages=P, indptr=kv_indptr, indices=kv_pages, last=kv_last)"}},
+	{"ragged", []string{"score", "window(q @ transpose(Ks) / sqrt(Dh), 1000)",
+		"inputs", "input kv_indptr : i32[B + 1]", "layout", "@ ragged(indptr=kv_indptr)"}},
+	{"cascade", []string{"score", "causal(q @ transpose(Ks) / sqrt(Dh))", "dims", ", L",
+		"prefix", "state prefix : f32[2, 1, G, L, Dh]",
+		"keys", "pk, pv = split(prefix, [1, 1], axis=0)\nKs = concat(reshape(pk, [1, G, L, Dh]), K, axis=2)\nVs = concat(reshape(pv, [1, G, L, Dh]), V, axis=2)"}},
+}
+
+// attnLayerSpec builds one variant of attnLayer.
+func attnLayerSpec(t *testing.T, name string, kv []string) *ir.Graph {
+	t.Helper()
+	subs := map[string]string{"name": name, "heads": "H = 4, G = 2", "dims": "", "inputs": "", "prefix": "", "layout": "", "keys": "Ks = K\nVs = V"}
+	for i := 0; i+1 < len(kv); i += 2 {
+		subs[kv[i]] = kv[i+1]
+	}
+	src := attnLayer
+	for k, v := range subs {
+		src = strings.ReplaceAll(src, "{{"+k+"}}", v)
+	}
+	g, err := ir.Parse(name+".fu", src)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, src)
+	}
+	return g
+}
+
+// TestRunPlanLongContext runs each attention variant over 3000 cached
+// tokens (cascade: 500 shared and 3000 own), in decode (12 splits) and
+// prefill.
+func TestRunPlanLongContext(t *testing.T) {
+	for _, l := range attnLayers {
+		g := attnLayerSpec(t, l.name, l.kv)
+		for _, S := range []int64{1, 17} {
+			t.Run(fmt.Sprintf("%s/S=%d", l.name, S), func(t *testing.T) {
+				dims := map[string]int64{"B": 2, "S": S, "T": 3000, "L": 500}
+				st := planCase{g: g, dims: dims, seed: S, opt: PlanOptions{CrossCheck: 1e-12}}.check(t)
+				k := attentionKernel(t, st.Plan)
+				if S == 1 && k.Launch.Splits < 2 {
+					t.Fatalf("decode over 3000 tokens has %d splits", k.Launch.Splits)
+				}
+			})
+		}
+	}
+}
+
+// TestRunPlanRowsOnePass checks that every row kernel of the shipped specs
+// runs the one-pass algorithm (not the op-by-op fallback) and equals the
+// op-by-op computation.
+func TestRunPlanRowsOnePass(t *testing.T) {
+	for _, name := range specs.Names() {
+		g := smallSpec(t, name)
+		for _, pl := range [][]passes.Pass{passes.Fused, passes.Unfused} {
+			dims := map[string]int64{"B": 2, "S": 5, "T": 9, "L": 3}
+			in, err := RandomInputs(g, dims, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			full, _, _ := DeriveDims(g, dims)
+			st, err := passes.Run(g, pl, passes.Options{Dims: full})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows := 0
+			onePass := func(kr *kernelRun) {
+				if kr.k.Strategy != plan.Row {
+					return
+				}
+				rows++
+				ok, err := kr.rows()
+				if err != nil || !ok {
+					t.Fatalf("%s: row kernel %s: one-pass algorithm not taken (%v)", name, kr.k.Name, err)
+				}
+			}
+			if _, err := runPlanHook(st.Plan, full, in, PlanOptions{CrossCheck: 1e-12}, onePass); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if rows == 0 {
+				t.Fatalf("%s: no row kernel", name)
+			}
+		}
+	}
+}
+
+// runPlanHook runs a plan kernel by kernel like RunPlan, calling hook on a
+// fresh run of every kernel first (on its own machine).
+func runPlanHook(p *plan.Plan, dims map[string]int64, inputs map[string]*Tensor, opt PlanOptions, hook func(*kernelRun)) (*Result, error) {
+	pr := newPlanRun(p, dims, opt)
+	if err := pr.load(inputs); err != nil {
+		return nil, err
+	}
+	for _, k := range p.Kernels {
+		hook(pr.newKernelRun(k))
+		if err := pr.newKernelRun(k).run(); err != nil {
+			return nil, fmt.Errorf("kernel %s: %w", k.Name, err)
+		}
+	}
+	return pr.result()
+}
+
+// TestRunPlanVisibility checks that plan bugs are reported: a kernel
+// reading a value it does not list, a value read before it is written, an
+// output the kernel does not compute, a graph output nobody writes, and
+// a paged cache read without its page table.
+func TestRunPlanVisibility(t *testing.T) {
+	g := smallSpec(t, "tiny")
+	dims := map[string]int64{"B": 2, "S": 3, "T": 5}
+	in, err := RandomInputs(g, dims, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := func() *plan.Plan {
+		st, err := passes.Run(g, passes.Fused, passes.Options{Dims: dims})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Plan
+	}
+	if _, err := RunPlan(fresh(), dims, in, PlanOptions{}); err != nil {
+		t.Fatalf("the plan itself fails: %v", err)
+	}
+	for _, c := range []struct {
+		name   string
+		mutate func(p *plan.Plan)
+		want   string
+	}{
+		{"undeclared input", func(p *plan.Plan) {
+			k := p.Kernels[len(p.Kernels)-1]
+			k.Inputs = k.Inputs[:len(k.Inputs)-1]
+		}, "neither lists among its inputs nor computes"},
+		{"undeclared leaf", func(p *plan.Plan) {
+			k := p.Kernels[0]
+			k.Inputs = k.Inputs[:1] // drops the norm weight
+		}, "neither lists among its inputs nor computes"},
+		{"unwritten output", func(p *plan.Plan) {
+			p.Kernels[0].Outputs = nil
+		}, "before any kernel writes it"},
+		{"output not computed", func(p *plan.Plan) {
+			p.Kernels[0].Outputs = append(p.Kernels[0].Outputs, p.Kernels[1].Outputs[0])
+		}, "does not compute it"},
+		{"graph output", func(p *plan.Plan) {
+			k := p.Kernels[len(p.Kernels)-1]
+			k.Outputs = nil
+		}, "written by no kernel"},
+		{"order", func(p *plan.Plan) {
+			p.Kernels[0], p.Kernels[1] = p.Kernels[1], p.Kernels[0]
+		}, "invalid plan"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := fresh()
+			c.mutate(p)
+			_, err := RunPlan(p, dims, in, PlanOptions{})
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+	// A paged cache: the append and attention kernels list the page table,
+	// which the run checks.
+	pg := smallSpec(t, "paged_decode")
+	pdims, _, err := DeriveDims(pg, map[string]int64{"B": 2, "S": 1, "T": 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pin, err := RandomInputs(pg, pdims, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := passes.Run(pg, passes.Fused, passes.Options{Dims: pdims})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := RunPlan(st.Plan, pdims, pin, PlanOptions{}); err != nil {
+		t.Fatalf("paged plan: %v", err)
+	}
+}
+
+// TestRunPlanKernelsCovered checks that the spec tests exercise every
+// kernel strategy, over the fused and the unfused plans.
+func TestRunPlanKernelsCovered(t *testing.T) {
+	seen := map[string]bool{}
+	for _, name := range specs.Names() {
+		for _, pl := range [][]passes.Pass{passes.Fused, passes.Unfused} {
+			st, err := passes.Run(smallSpec(t, name), pl, passes.Options{Dims: map[string]int64{"B": 2, "S": 1, "T": 5, "L": 3, "P": 8, "N": 8}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range st.Plan.Kernels {
+				seen[k.Strategy.String()] = true
+			}
+		}
+	}
+	var got []string
+	for s := range seen {
+		got = append(got, s)
+	}
+	sort.Strings(got)
+	if want := "append attention copy gemm reduce row"; strings.Join(got, " ") != want {
+		t.Fatalf("strategies in the plans: %v, want %s", got, want)
+	}
+}
+
+// TestRunPlanAttentionPassEdgeCases covers written attention the pass must
+// not mistranslate: nested sliding windows fuse to the narrower window and
+// agree with the written graph; a negative scale applied after the mask
+// (which turns masked -Inf into +Inf) must not fuse at all.
+func TestRunPlanAttentionPassEdgeCases(t *testing.T) {
+	g := attnLayerSpec(t, "nested", []string{"score", "window(window(q @ transpose(Ks) / sqrt(Dh), 5), 3)"})
+	if _, err := (planCase{g: g, dims: map[string]int64{"B": 2, "S": 9, "T": 37}, seed: 1}).diff(t); err != nil {
+		t.Errorf("nested windows: the fused plan differs from the written graph: %v", err)
+	}
+	g = attnLayerSpec(t, "negscale", []string{"score", "causal(q @ transpose(Ks)) * (0 - 0.35)"})
+	st, err := passes.Run(g, passes.Fused, passes.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range st.Graph.Nodes {
+		if n.Op == ir.OpAttention {
+			t.Errorf("a negative scale after the mask was fused into %s", n)
+		}
+	}
+}
+
+// TestRunPlanRound runs the tiny spec's plans with Options.Round: the
+// unfused plan rounds exactly as Run does (up to the online softmax's last
+// bit flipping a rounding), the fused plan stays within bf16 precision of
+// it, and every value a kernel wrote is representable in its dtype.
+func TestRunPlanRound(t *testing.T) {
+	g := smallSpec(t, "tiny")
+	dims := map[string]int64{"B": 2, "S": 17, "T": 100}
+	in, err := RandomInputs(g, dims, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{Round: true}
+	want, err := Run(g, dims, in, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		p    []passes.Pass
+		tol  float64
+	}{{"unfused", passes.Unfused, 1e-2}, {"fused", passes.Fused, 5e-2}} {
+		st, err := passes.Run(g, c.p, passes.Options{Dims: dims})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := RunPlan(st.Plan, dims, in, PlanOptions{Options: opt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := relativeError(got.Outputs["y"].Data, want.Outputs["y"].Data)
+		t.Logf("%s: relative difference %.3g", c.name, e)
+		if e > c.tol {
+			t.Fatalf("%s plan with rounding differs by %.3g from Run with rounding", c.name, e)
+		}
+		for v, x := range got.Values {
+			for _, d := range x.Data {
+				if Round(d, v.Type.DType) != d {
+					t.Fatalf("%s: %s holds %g, not a %s value", c.name, v.Ref(), d, v.Type.DType)
+				}
+			}
+		}
+	}
+}
+
+// TestRunPlanUnbound runs a plan built without dims (no launch): attention
+// then runs the prefill tiling with 64×64 tiles.
+func TestRunPlanUnbound(t *testing.T) {
+	g := smallSpec(t, "mistral_swa")
+	st, err := passes.Run(g, passes.Fused, passes.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dims := map[string]int64{"B": 2, "S": 3, "T": 70}
+	in, err := RandomInputs(g, dims, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Run(g, dims, in, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stats FlashStats
+	got, err := RunPlan(st.Plan, dims, in, PlanOptions{FlashStats: &stats})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := planDiff("y", got.Outputs["y"], want.Outputs["y"]); err != nil {
+		t.Fatal(err)
+	}
+	if stats.EmptySplits != 0 || stats.Tiles == 0 {
+		t.Fatalf("unexpected schedule: %+v", stats)
+	}
+}
