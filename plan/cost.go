@@ -130,11 +130,14 @@ func attentionExtra(n *ir.Node, l *Launch, dims map[string]int64) (partials, l2 
 	var streamed int64
 	for start := int64(0); start < sq; start += br {
 		last := min(start+br, sq) - 1
-		visible := tk
+		hi, lo := tk, int64(0)
 		if n.Attr.Attn.Causal {
-			visible = min(tk, tk-sq+last+1) // causal tile skipping
+			hi = min(tk, tk-sq+last+1) // causal tile skipping
 		}
-		streamed += visible * rowBytes
+		if w, ok := n.Attr.Attn.Window.Value(); ok && w > 0 {
+			lo = max(0, tk-sq+start-w+1) // keys before the window of the block's first query
+		}
+		streamed += max(hi-lo, 0) * rowBytes
 	}
 	return 0, b*h*streamed - b*h*tk*rowBytes/groupOf(n), nil
 }
