@@ -1,0 +1,136 @@
+package golang
+
+import (
+	"fmt"
+
+	"github.com/dave/jennifer/jen"
+)
+
+// errorf is fmt.Errorf("<layer>: <format>", args...).
+func (l *layer) errorf(format string, args ...jen.Code) *jen.Statement {
+	return jen.Qual("fmt", "Errorf").Call(append([]jen.Code{jen.Lit(l.name + ": " + format)}, args...)...)
+}
+
+// emitNew emits New and load.
+func (l *layer) emitNew(f *jen.File) {
+	rt := func(name string) *jen.Statement { return jen.Qual(RuntimePath, name) }
+	f.Comment("New loads the kernels and allocates the buffers on ctx; Forward tells")
+	f.Comment("the kernels dims, which must lie within Planned.")
+	f.Func().Id("New").Params(jen.Id("ctx").Op("*").Add(rt("Context")), jen.Id("dims").Id("Dims")).Params(jen.Op("*").Id("Layer"), jen.Error()).Block(
+		jen.If(jen.Err().Op(":=").Id("dims").Dot("check").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Id("l").Op(":=").Op("&").Id("Layer").Values(jen.Id("dims").Op(":").Id("dims"), jen.Id("graphs").Op(":").Map(jen.Int()).Op("*").Add(rt("GraphExec")).Values()),
+		jen.If(jen.Err().Op(":=").Id("l").Dot("load").Call(jen.Id("ctx")), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Nil(), jen.Qual("errors", "Join").Call(l.errorf("%w", jen.Err()), jen.Id("l").Dot("Close").Call())),
+		),
+		jen.Return(jen.Id("l"), jen.Nil()),
+	)
+
+	f.Comment("load loads the module and the kernels, allocates the buffers and makes")
+	f.Comment("the capture stream.")
+	f.Func().Params(jen.Id("l").Op("*").Id("Layer")).Id("load").Params(jen.Id("ctx").Op("*").Add(rt("Context"))).Error().BlockFunc(func(g *jen.Group) {
+		g.Var().Err().Error()
+		g.If(jen.List(jen.Id("l").Dot("module"), jen.Err()).Op("=").Id("ctx").Dot("LoadModule").Call(jen.Id("ptx")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
+		g.For(jen.List(jen.Id("i"), jen.Id("name")).Op(":=").Range().Id("entries")).Block(
+			jen.If(jen.List(jen.Id("l").Dot("kernels").Index(jen.Id("i")), jen.Err()).Op("=").Id("l").Dot("module").Dot("Kernel").Call(jen.Id("name")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		)
+		alloc := func(field, what string, bytes jen.Code) {
+			g.If(jen.List(jen.Id("l").Dot(field), jen.Err()).Op("=").Id("ctx").Dot("Alloc").Call(bytes), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit(what+": %w"), jen.Err())),
+			)
+		}
+		for _, b := range l.bufs {
+			alloc(b.Field, b.Role+" "+b.Value.Name, jen.Lit(int(b.Bytes)))
+		}
+		alloc("Arena", "arena", jen.Id("ArenaBytes"))
+		g.List(jen.Id("l").Dot("stream"), jen.Err()).Op("=").Id("ctx").Dot("NewStream").Call()
+		g.Return(jen.Err())
+	})
+}
+
+// emitForward emits Forward and forward, one runtime.Launch per entry.
+func (l *layer) emitForward(f *jen.File) {
+	f.Comment("Forward enqueues one step of the layer on stream: every kernel, in plan")
+	f.Comment("order, with the dims given to New.")
+	f.Func().Params(jen.Id("l").Op("*").Id("Layer")).Id("Forward").Params(jen.Id("stream").Op("*").Qual(RuntimePath, "Stream")).Error().Block(
+		jen.Return(jen.Id("l").Dot("forward").Call(jen.Id("stream"), jen.Id("l").Dot("dims"))),
+	)
+
+	f.Comment("forward launches the kernels on s with dims d.")
+	f.Func().Params(jen.Id("l").Op("*").Id("Layer")).Id("forward").Params(jen.Id("s").Op("*").Qual(RuntimePath, "Stream"), jen.Id("d").Id("Dims")).Error().BlockFunc(func(g *jen.Group) {
+		for i, la := range l.launches {
+			lp := la.Kernel.Launch
+			g.Comment(fmt.Sprintf("%s: %s grid(%d,%d,%d), block %d", la.Entry, lp.Variant, lp.Grid[0], lp.Grid[1], lp.Grid[2], la.Block))
+			call := []jen.Code{
+				jen.Id("l").Dot("kernels").Index(jen.Lit(i)),
+				jen.Index(jen.Lit(3)).Int64().Values(jen.Lit(int(lp.Grid[0])), jen.Lit(int(lp.Grid[1])), jen.Lit(int(lp.Grid[2]))),
+				jen.Lit(la.Block),
+				jen.Lit(int(lp.SharedBytes)),
+				jen.Id("s"),
+			}
+			for _, a := range la.Args {
+				call = append(call, l.argCode(a))
+			}
+			g.If(jen.Err().Op(":=").Qual(RuntimePath, "Launch").Call(call...), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(l.errorf("%w", jen.Err())),
+			)
+		}
+		g.Return(jen.Nil())
+	})
+}
+
+// argCode is the Go expression of one kernel argument.
+func (l *layer) argCode(a arg) jen.Code {
+	switch {
+	case a.Dim != "":
+		return jen.Id("d").Dot(a.Dim)
+	case a.Field != "":
+		return jen.Id("l").Dot(a.Field).Dot("Ptr")
+	}
+	return jen.Id("l").Dot("Arena").Dot("At").Call(jen.Lit(int(a.Offset)))
+}
+
+// emitCapture emits Capture: Forward with the batch dim B set to batch,
+// captured once per batch into a CUDA graph.
+func (l *layer) emitCapture(f *jen.File) {
+	batch := l.dimField("B")
+	f.Comment("Capture captures Forward for a batch of batch sequences (dim B = batch,")
+	f.Comment("the other dims as given to New) into a CUDA graph, once per batch size;")
+	f.Comment("launch the graph to replay the step. The Layer owns the graph.")
+	f.Func().Params(jen.Id("l").Op("*").Id("Layer")).Id("Capture").Params(jen.Id("batch").Int()).Params(jen.Op("*").Qual(RuntimePath, "GraphExec"), jen.Error()).BlockFunc(func(g *jen.Group) {
+		g.If(jen.List(jen.Id("e"), jen.Id("ok")).Op(":=").Id("l").Dot("graphs").Index(jen.Id("batch")), jen.Id("ok")).Block(jen.Return(jen.Id("e"), jen.Nil()))
+		g.Id("d").Op(":=").Id("l").Dot("dims")
+		if batch != "" {
+			g.Id("d").Dot(batch).Op("=").Int64().Call(jen.Id("batch"))
+			g.If(jen.Err().Op(":=").Id("d").Dot("check").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err()))
+		} else {
+			g.If(jen.Id("batch").Op("!=").Lit(1)).Block(jen.Return(jen.Nil(), l.errorf("no batch dim B: batch %d", jen.Id("batch"))))
+		}
+		g.List(jen.Id("e"), jen.Err()).Op(":=").Qual(RuntimePath, "Capture").Call(jen.Id("l").Dot("stream"), jen.Func().Params().Error().Block(
+			jen.Return(jen.Id("l").Dot("forward").Call(jen.Id("l").Dot("stream"), jen.Id("d"))),
+		))
+		g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), l.errorf("capture batch %d: %w", jen.Id("batch"), jen.Err())))
+		g.Id("l").Dot("graphs").Index(jen.Id("batch")).Op("=").Id("e")
+		g.Return(jen.Id("e"), jen.Nil())
+	})
+}
+
+// emitClose emits Close.
+func (l *layer) emitClose(f *jen.File) {
+	f.Comment("Close releases the graphs, buffers, stream and module.")
+	f.Func().Params(jen.Id("l").Op("*").Id("Layer")).Id("Close").Params().Error().Block(
+		jen.Var().Id("errs").Index().Error(),
+		jen.For(jen.List(jen.Id("_"), jen.Id("e")).Op(":=").Range().Id("l").Dot("graphs")).Block(
+			jen.Id("errs").Op("=").Append(jen.Id("errs"), jen.Id("e").Dot("Destroy").Call()),
+		),
+		jen.For(jen.List(jen.Id("_"), jen.Id("b")).Op(":=").Range().Id("l").Dot("buffers").Call()).Block(
+			jen.Id("errs").Op("=").Append(jen.Id("errs"), jen.Id("b").Dot("Free").Call()),
+		),
+		jen.If(jen.Id("l").Dot("stream").Op("!=").Nil()).Block(
+			jen.Id("errs").Op("=").Append(jen.Id("errs"), jen.Id("l").Dot("stream").Dot("Destroy").Call()),
+		),
+		jen.If(jen.Id("l").Dot("module").Op("!=").Nil()).Block(
+			jen.Id("errs").Op("=").Append(jen.Id("errs"), jen.Id("l").Dot("module").Dot("Unload").Call()),
+		),
+		jen.Return(jen.Qual("errors", "Join").Call(jen.Id("errs").Op("..."))),
+	)
+}

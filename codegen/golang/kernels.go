@@ -1,0 +1,42 @@
+package golang
+
+import (
+	"github.com/fuser-dev/fuser/codegen"
+	"github.com/fuser-dev/fuser/plan"
+)
+
+// Kernel is what the launch code needs to know of one generated kernel: the
+// CUDA side of a plan kernel, as codegen/cuda describes it.
+type Kernel struct {
+	// Entries are the entry functions, launched in order, each with the
+	// plan kernel's grid.
+	Entries []string
+	// Params are every entry's parameters: pointers to leaves, outputs and
+	// arena values, then dims (the ABI of codegen.Params, possibly with
+	// more leaf inputs, such as a page table).
+	Params []codegen.Param
+	// Block is the threads per block the entries are written for.
+	Block int
+}
+
+// MergeSuffix names the second entry of a plan kernel that takes two
+// launches, in DefaultKernels.
+const MergeSuffix = "_merge"
+
+// DefaultKernels describes the plan's kernels as the plan alone has them,
+// for launch code generated without a CUDA module: entries named after the
+// kernel (and the kernel with MergeSuffix when the launch plan takes two
+// launches), the ABI parameters and the launch plan's block.
+func DefaultKernels(p *plan.Plan) []Kernel {
+	out := make([]Kernel, len(p.Kernels))
+	for i, k := range p.Kernels {
+		out[i] = Kernel{Entries: []string{k.Name}, Params: codegen.Params(p.Graph, k)}
+		if l := k.Launch; l != nil {
+			out[i].Block = l.Block
+			if l.Launches == 2 {
+				out[i].Entries = append(out[i].Entries, k.Name+MergeSuffix)
+			}
+		}
+	}
+	return out
+}

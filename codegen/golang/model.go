@@ -1,0 +1,147 @@
+package golang
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/fuser-dev/fuser/codegen"
+	"github.com/fuser-dev/fuser/ir"
+	"github.com/fuser-dev/fuser/plan"
+)
+
+// layer is what the generated package declares, worked out from the plan
+// before any code is emitted.
+type layer struct {
+	name string
+	dims []dimField
+	bufs []buffer
+	// field is the Layer field of every leaf and output value.
+	field    map[*ir.Value]string
+	arena    int64
+	launches []launch
+}
+
+type dimField struct {
+	Field, Dim string
+	Planned    int64
+}
+
+// buffer is a device buffer the Layer allocates for a leaf or an output.
+type buffer struct {
+	Field string
+	Value *ir.Value
+	Role  string // input, param, state or output
+	Bytes int64
+}
+
+// launch is one kernel launch of Forward.
+type launch struct {
+	Kernel *plan.Kernel
+	Entry  string
+	Block  int
+	Args   []arg
+}
+
+// arg is one kernel argument: a Layer buffer, an arena offset or a dim.
+type arg struct {
+	Field  string // a Layer buffer field
+	Offset int64  // the arena offset when no other field is set
+	Dim    string // the Dims field of a dim argument
+}
+
+// reserved are the exported names the generated package declares.
+var reserved = []string{"Layer", "Dims", "Planned", "New", "Arena", "ArenaBytes", "Forward", "Capture", "Close"}
+
+// newLayer checks the plan (kernels, launches, arena at bound dims) and
+// the kernels' description, and lays out the generated package.
+func newLayer(p *plan.Plan, dims map[string]int64, kernels []Kernel) (*layer, error) {
+	g := p.Graph
+	if p.Arena == nil {
+		return nil, errors.New("plan has no memory plan (bind the dims)")
+	}
+	if len(kernels) != len(p.Kernels) {
+		return nil, fmt.Errorf("%d kernel descriptions for %d plan kernels", len(kernels), len(p.Kernels))
+	}
+	for _, d := range g.Dims {
+		if n, ok := dims[d]; !ok || n < 1 {
+			return nil, fmt.Errorf("dim %s is not bound to a positive size", d)
+		}
+	}
+	l := &layer{name: g.Name, arena: p.Arena.Size, field: map[*ir.Value]string{}}
+	names := newNamer(reserved...)
+	dimNames := newNamer()
+	for _, d := range g.Dims {
+		l.dims = append(l.dims, dimField{Field: dimNames.name(d, 0), Dim: d, Planned: dims[d]})
+	}
+	for _, role := range []struct {
+		name string
+		vs   []*ir.Value
+	}{{"input", g.Inputs}, {"param", g.Params}, {"state", g.States}, {"output", g.Outputs}} {
+		for _, v := range role.vs {
+			if plan.Root(v) != v || plan.InCache(v) {
+				return nil, fmt.Errorf("%s %s is a view of another buffer; not supported", role.name, v.Name)
+			}
+			n, err := storageBytes(g, v, dims)
+			if err != nil {
+				return nil, fmt.Errorf("%s %s: %w", role.name, v.Name, err)
+			}
+			f := names.name(v.Name, v.ID)
+			l.field[v] = f
+			l.bufs = append(l.bufs, buffer{Field: f, Value: v, Role: role.name, Bytes: n})
+		}
+	}
+	for i, k := range p.Kernels {
+		kd := kernels[i]
+		if k.Launch == nil {
+			return nil, fmt.Errorf("kernel %s has no launch plan", k.Name)
+		}
+		if len(kd.Entries) == 0 || kd.Block < 1 {
+			return nil, fmt.Errorf("kernel %s: no entries or no block size", k.Name)
+		}
+		args, err := l.args(p, kd.Params)
+		if err != nil {
+			return nil, fmt.Errorf("kernel %s: %w", k.Name, err)
+		}
+		for _, e := range kd.Entries {
+			l.launches = append(l.launches, launch{Kernel: k, Entry: e, Block: kd.Block, Args: args})
+		}
+	}
+	return l, nil
+}
+
+// args maps kernel parameters to Layer buffers, arena offsets and dims.
+func (l *layer) args(p *plan.Plan, params []codegen.Param) ([]arg, error) {
+	var out []arg
+	for _, prm := range params {
+		if prm.Value == nil {
+			if prm.Dim == "" {
+				return nil, fmt.Errorf("parameter %s is neither a buffer nor a dim", prm.Name)
+			}
+			f := l.dimField(prm.Dim)
+			if f == "" {
+				return nil, fmt.Errorf("parameter %s: no dim %s", prm.Name, prm.Dim)
+			}
+			out = append(out, arg{Dim: f})
+			continue
+		}
+		if f, ok := l.field[prm.Value]; ok {
+			out = append(out, arg{Field: f})
+			continue
+		}
+		off, ok := p.Arena.Offsets[prm.Value]
+		if !ok {
+			return nil, fmt.Errorf("parameter %s: value is neither a leaf, an output nor in the arena", prm.Name)
+		}
+		out = append(out, arg{Offset: off})
+	}
+	return out, nil
+}
+
+func (l *layer) dimField(d string) string {
+	for _, f := range l.dims {
+		if f.Dim == d {
+			return f.Field
+		}
+	}
+	return ""
+}

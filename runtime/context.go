@@ -1,0 +1,81 @@
+//go:build cuda
+
+package runtime
+
+import (
+	"fmt"
+	goruntime "runtime"
+
+	"gorgonia.org/cu"
+)
+
+// Context is a CUDA context on one device. It is current on the OS thread
+// that made it: NewContext locks the calling goroutine to its thread, and
+// every call into this package must come from that goroutine.
+type Context struct {
+	dev cu.Device
+	ctx cu.CUContext
+}
+
+// NewContext locks the calling goroutine to its OS thread and makes a
+// context on device ordinal.
+func NewContext(ordinal int) (*Context, error) {
+	goruntime.LockOSThread()
+	dev, err := cu.GetDevice(ordinal)
+	if err != nil {
+		goruntime.UnlockOSThread()
+		return nil, fmt.Errorf("runtime: device %d: %w", ordinal, err)
+	}
+	ctx, err := dev.MakeContext(cu.SchedAuto)
+	if err != nil {
+		goruntime.UnlockOSThread()
+		return nil, fmt.Errorf("runtime: context on device %d: %w", ordinal, err)
+	}
+	return &Context{dev: dev, ctx: ctx}, nil
+}
+
+// Close destroys the context (and everything allocated in it) and unlocks
+// the goroutine from its thread.
+func (c *Context) Close() error {
+	defer goruntime.UnlockOSThread()
+	if err := c.ctx.Destroy(); err != nil {
+		return fmt.Errorf("runtime: destroy context: %w", err)
+	}
+	return nil
+}
+
+// Synchronize waits for all work in the context.
+func (c *Context) Synchronize() error {
+	if err := cu.Synchronize(); err != nil {
+		return fmt.Errorf("runtime: synchronize: %w", err)
+	}
+	return nil
+}
+
+// Stream is a CUDA stream of a context.
+type Stream struct{ s cu.Stream }
+
+// NewStream makes a non-blocking stream (one that can be captured).
+func (c *Context) NewStream() (*Stream, error) {
+	s, err := cu.MakeStream(cu.NonBlocking)
+	if err != nil {
+		return nil, fmt.Errorf("runtime: make stream: %w", err)
+	}
+	return &Stream{s: s}, nil
+}
+
+// Synchronize waits for the stream's work.
+func (s *Stream) Synchronize() error {
+	if err := s.s.Synchronize(); err != nil {
+		return fmt.Errorf("runtime: synchronize stream: %w", err)
+	}
+	return nil
+}
+
+// Destroy releases the stream.
+func (s *Stream) Destroy() error {
+	if err := s.s.Destroy(); err != nil {
+		return fmt.Errorf("runtime: destroy stream: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,183 @@
+//go:build cuda
+
+package runtime
+
+import (
+	_ "embed"
+	"encoding/binary"
+	"math"
+	"strings"
+	"testing"
+)
+
+// These tests need a GPU (see /work/shared/GPU.md): build the binary with
+// go test -c -tags cuda and run it on the device.
+
+//go:embed testdata/kernels.ptx
+var kernelsPTX string
+
+func setup(t *testing.T) (*Context, *Module, *Stream) {
+	t.Helper()
+	ctx, err := NewContext(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := ctx.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	m, err := ctx.LoadModule(kernelsPTX)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ctx.NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ctx, m, s
+}
+
+func floats(b []byte) []float32 {
+	out := make([]float32, len(b)/4)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out
+}
+
+func bytesOf(f []float32) []byte {
+	out := make([]byte, 4*len(f))
+	for i, v := range f {
+		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(v))
+	}
+	return out
+}
+
+// TestCaptureReplay captures 40 launches of axpy into one graph, replays it
+// twice and checks every element against the host.
+func TestCaptureReplay(t *testing.T) {
+	ctx, m, s := setup(t)
+	k, err := m.Kernel("axpy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n, steps = 1<<20 + 3, 40
+	in := make([]float32, n)
+	for i := range in {
+		in[i] = float32(i%97) / 97
+	}
+	x, err := ctx.Alloc(4 * n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Free()
+	if err := x.CopyIn(bytesOf(in)); err != nil {
+		t.Fatal(err)
+	}
+	g, err := Capture(s, func() error {
+		for range steps {
+			if err := Launch(k, [3]int64{(n + 255) / 256, 1, 1}, 256, 0, s, x.Ptr, float32(0.5), int64(n)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Destroy()
+	for range 2 {
+		if err := g.Launch(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Synchronize(); err != nil {
+		t.Fatal(err)
+	}
+	out := make([]byte, 4*n)
+	if err := x.CopyOut(out); err != nil {
+		t.Fatal(err)
+	}
+	bad := 0
+	for i, got := range floats(out) {
+		want := in[i]
+		for range 2 * steps {
+			want = want*0.5 + 1
+		}
+		if math.Abs(float64(got-want)) > 1e-5 {
+			bad++
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d elements wrong after replaying the graph twice", bad, n)
+	}
+}
+
+// TestLargeShared launches with 100 KiB of dynamic shared memory, which
+// needs the opt-in Launch makes.
+func TestLargeShared(t *testing.T) {
+	ctx, m, s := setup(t)
+	k, err := m.Kernel("reverse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 25600 // 100 KiB of floats
+	in := make([]float32, n)
+	for i := range in {
+		in[i] = float32(i)
+	}
+	x, err := ctx.Alloc(4 * n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Free()
+	y, err := ctx.Alloc(4 * n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer y.Free()
+	if err := x.CopyIn(bytesOf(in)); err != nil {
+		t.Fatal(err)
+	}
+	if err := Launch(k, [3]int64{1, 1, 1}, 1024, 4*n, s, x.Ptr, y.At(0), int32(n)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Synchronize(); err != nil {
+		t.Fatal(err)
+	}
+	out := make([]byte, 4*n)
+	if err := y.CopyOut(out); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range floats(out) {
+		if v != float32(n-1-i) {
+			t.Fatalf("y[%d] = %v, want %d", i, v, n-1-i)
+		}
+	}
+}
+
+func TestLaunchErrors(t *testing.T) {
+	_, m, s := setup(t)
+	k, err := m.Kernel("axpy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		grid  [3]int64
+		block int
+		args  []any
+		want  string
+	}{
+		{[3]int64{0, 1, 1}, 256, nil, "grid"},
+		{[3]int64{1, 1, 1}, 2048, nil, "block"},
+		{[3]int64{1, 1, 1}, 256, []any{"x"}, "unsupported type string"},
+	} {
+		if err := Launch(k, tc.grid, tc.block, 0, s, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("got %v, want an error about %s", err, tc.want)
+		}
+	}
+	if _, err := m.Kernel("missing"); err == nil {
+		t.Error("found a kernel that does not exist")
+	}
+}
