@@ -79,3 +79,15 @@ func (s *Stream) Destroy() error {
 	}
 	return nil
 }
+
+// Bind locks the calling goroutine to its OS thread and makes the context
+// current there, for a goroutine other than the one that made it (a
+// subtest, say) while that one waits; release undoes the lock.
+func (c *Context) Bind() (release func(), err error) {
+	goruntime.LockOSThread()
+	if err := cu.SetCurrentContext(c.ctx); err != nil {
+		goruntime.UnlockOSThread()
+		return nil, fmt.Errorf("runtime: bind context: %w", err)
+	}
+	return goruntime.UnlockOSThread, nil
+}

@@ -23,7 +23,7 @@ func (s *Stream) c() C.CUstream { return C.CUstream(unsafe.Pointer(s.s.C())) }
 
 func check(r C.CUresult, what string) error {
 	if r != C.CUDA_SUCCESS {
-		return fmt.Errorf("runtime: %s: CUresult %d", what, int(r))
+		return fmt.Errorf("runtime: %s: %s (CUresult %d)", what, errorText(r), int(r))
 	}
 	return nil
 }

@@ -6,6 +6,7 @@
 //	fuser check SPEC          report every error of a spec
 //	fuser eval SPEC -dims B=2,S=3,T=17 [-seed N]
 //	fuser plan SPEC [-dims ...] [--traffic] [--explain] [--dump-after=PASS] [--unfused]
+//	fuser build SPEC -dims ... -o DIR [--unfused]
 //	fuser help
 //
 // SPEC is a file or the name of an embedded spec (fuser help lists them).
@@ -34,13 +35,19 @@ type command struct {
 	run              func(args []string, stdout io.Writer) error
 }
 
+// registered are the commands other files add before help (bench:
+// bench.go with the cuda build tag, bench_stub.go without).
+var registered []command
+
 func commands() []command {
-	return []command{
+	cmds := []command{
 		{"check", "check SPEC [--json]", "parse and type-check a spec; print every error", runCheck},
 		{"eval", "eval SPEC -dims B=2,S=3,T=17 [-seed N] [--round] [--json]", "run the spec on the CPU reference interpreter with random inputs", runEval},
 		{"plan", "plan SPEC [-dims ...] [--unfused] [--traffic] [--explain] [--dump-after=PASS] [--json]", "plan the spec into kernels; with dims, launch shapes, arena and traffic", runPlan},
-		{"help", "help", "this text, the passes and the embedded specs", runHelp},
+		{"build", buildUsage, "write the plan's CUDA kernels, Go launch package and plan.json (and PTX with NVRTC)", runBuild},
 	}
+	cmds = append(cmds, registered...)
+	return append(cmds, command{"help", "help", "this text, the passes and the embedded specs", runHelp})
 }
 
 func main() {

@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+"""PyTorch anchors on the same shapes as fuser's benchmarks, in the same run.
+
+Usage on the GPU machine (no Go there):
+    python3 bench/compare.py --ours RESULTS/fuser_bench.json --out RESULTS
+Measures the anchors (PyTorch eager, eager + CUDA graph, torch.compile; SDPA
+flash and cuDNN for decode attention; copy bandwidth and GEMM ceilings),
+reads fuser's own measurements from --ours when given, and writes
+anchors.json, compare.json (ratios) and compare.png (when matplotlib is there).
+"""
+import argparse, json, math, os, sys
+
+import torch
+import torch.nn.functional as F
+from triton.testing import do_bench
+from torch.nn.attention import sdpa_kernel, SDPBackend
+
+DEV = "cuda"
+
+
+def bench_ms(fn, rep=200):
+    return do_bench(fn, warmup=25, rep=rep, return_mode="median")
+
+
+def ceilings():
+    x = torch.randn(1 << 30, device=DEV, dtype=torch.bfloat16)
+    y = torch.empty_like(x)
+    copy = 2 * x.numel() * 2 / bench_ms(lambda: y.copy_(x)) / 1e9
+    del x, y
+    a = torch.randn(8192, 8192, device=DEV, dtype=torch.bfloat16)
+    b = torch.randn_like(a)
+    gemm = 2 * 8192 ** 3 / bench_ms(lambda: a @ b) / 1e9
+    return {"copy_TBps": round(copy, 3), "gemm_bf16_TFLOPs": round(gemm, 1)}
+
+
+def decode_attention(shapes):
+    out = {}
+    for (b, l) in shapes:
+        q = torch.randn(b, 32, 1, 128, device=DEV, dtype=torch.bfloat16)
+        k = torch.randn(b, 8, l, 128, device=DEV, dtype=torch.bfloat16)
+        v = torch.randn_like(k)
+        kv_bytes = 2 * k.numel() * 2
+        row = {"kv_bytes": kv_bytes}
+        for name, be in [("flash", SDPBackend.FLASH_ATTENTION), ("cudnn", SDPBackend.CUDNN_ATTENTION)]:
+            try:
+                with sdpa_kernel(be):
+                    ms = bench_ms(lambda: F.scaled_dot_product_attention(q, k, v, enable_gqa=True))
+                row[name] = {"us": round(ms * 1e3, 2), "TBps": round(kv_bytes / ms / 1e9, 3)}
+            except Exception as e:  # a backend may refuse a shape
+                row[name] = "err: " + str(e)[:80]
+        out[f"B{b}_L{l}"] = row
+        del q, k, v
+    return out
+
+
+class Llama(torch.nn.Module):
+    """The default spec (specs/llama3_8b.fu) written in PyTorch: one decode step."""
+
+    def __init__(self):
+        super().__init__()
+        self.qkv = torch.nn.Linear(4096, 6144, bias=False)
+        self.o = torch.nn.Linear(4096, 4096, bias=False)
+        self.gu = torch.nn.Linear(4096, 2 * 14336, bias=False)
+        self.down = torch.nn.Linear(14336, 4096, bias=False)
+        self.w1 = torch.nn.Parameter(torch.ones(4096))
+        self.w2 = torch.nn.Parameter(torch.ones(4096))
+
+    @staticmethod
+    def rms(x, w):
+        xf = x.float()
+        return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-5)).to(x.dtype) * w
+
+    def forward(self, x, kc, vc, cos, sin):
+        b = x.shape[0]
+        h = self.rms(x, self.w1)
+        q, k, v = self.qkv(h).split([4096, 1024, 1024], -1)
+        q = q.view(b, 32, 1, 128)
+        k = k.view(b, 8, 1, 128)
+
+        def rope(t):
+            t1, t2 = t[..., :64], t[..., 64:]
+            return torch.cat([t1 * cos - t2 * sin, t2 * cos + t1 * sin], -1)
+
+        q, k = rope(q), rope(k)
+        kc[:, :, -1:] = k
+        vc[:, :, -1:] = v.view(b, 8, 1, 128)
+        a = F.scaled_dot_product_attention(q, kc, vc, enable_gqa=True).reshape(b, 4096)
+        x = x + self.o(a)
+        g, u = self.gu(self.rms(x, self.w2)).chunk(2, -1)
+        return x + self.down(F.silu(g) * u)
+
+
+def llama_decode(batches, context):
+    layer = Llama().to(DEV, torch.bfloat16).eval()
+    weight_bytes = sum(p.numel() for p in layer.parameters()) * 2
+    out = {}
+    for b in batches:
+        x = torch.randn(b, 4096, device=DEV, dtype=torch.bfloat16)
+        kc = torch.randn(b, 8, context + 1, 128, device=DEV, dtype=torch.bfloat16)
+        vc = torch.randn_like(kc)
+        cos = torch.randn(64, device=DEV, dtype=torch.bfloat16)
+        sin = torch.randn_like(cos)
+        row = {"floor_bytes": weight_bytes + 2 * kc.numel() * 2}
+        with torch.no_grad():
+            row["eager_us"] = round(bench_ms(lambda: layer(x, kc, vc, cos, sin)) * 1e3, 1)
+            s = torch.cuda.Stream()
+            s.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(s):
+                for _ in range(3):
+                    layer(x, kc, vc, cos, sin)
+            torch.cuda.current_stream().wait_stream(s)
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph):
+                layer(x, kc, vc, cos, sin)
+            row["eager_graph_us"] = round(bench_ms(graph.replay) * 1e3, 1)
+            try:
+                compiled = torch.compile(layer, mode="default")
+                for _ in range(3):
+                    compiled(x, kc, vc, cos, sin)
+                row["compile_us"] = round(bench_ms(lambda: compiled(x, kc, vc, cos, sin)) * 1e3, 1)
+            except Exception as e:
+                row["compile_us"] = "err: " + str(e)[:100]
+        out[f"B{b}_T{context}"] = row
+    return out
+
+
+def ratios(anchors, ours):
+    """Our time over each anchor's, for every shape both measured (lower is better for us)."""
+    table = {}
+    for shape, row in ours.get("llama_decode", {}).items():
+        a = anchors["llama_decode"].get(shape)
+        if not a:
+            continue
+        for key in ["eager_us", "eager_graph_us", "compile_us"]:
+            if isinstance(a.get(key), (int, float)):
+                for mine in ["fused_graph_us", "fused_eager_us", "unfused_graph_us", "unfused_eager_us"]:
+                    if isinstance(row.get(mine), (int, float)):
+                        table[f"{shape} {mine}/{key}"] = round(row[mine] / a[key], 3)
+    for shape, row in ours.get("decode_attention", {}).items():
+        a = anchors["decode_attention"].get(shape, {})
+        for key in ["flash", "cudnn"]:
+            if isinstance(a.get(key), dict) and isinstance(row.get("us"), (int, float)):
+                table[f"attention {shape} ours/{key}"] = round(row["us"] / a[key]["us"], 3)
+    # Our ceilings (fuser bench, same run) against PyTorch's: the copy and
+    # GEMM rates our fractions are taken against.
+    oc = ours.get("ceilings", {})
+    for mine, theirs in [("copy_TBps", "copy_TBps"), ("gemm_TFLOPs", "gemm_bf16_TFLOPs"), ("mma_sync_TFLOPs", "gemm_bf16_TFLOPs"), ("generated_gemm_TFLOPs", "gemm_bf16_TFLOPs")]:
+        a = anchors.get("ceilings", {}).get(theirs)
+        if isinstance(oc.get(mine), (int, float)) and oc.get(mine) and isinstance(a, (int, float)) and a:
+            table[f"ceiling ours {mine}/torch {theirs}"] = round(oc[mine] / a, 3)
+    return table
+
+
+def kernel_table(ours):
+    """fuser bench's per-kernel lines: time, achieved rates and the share of the roofline."""
+    lines = []
+    for t in ours.get("targets", []):
+        dims = ",".join(f"{k}={v}" for k, v in sorted(t["dims"].items()))
+        for plan in ("fused", "unfused"):
+            pb = t.get(plan, {})
+            lines.append(f"{t['spec']} {plan} {dims}: step {pb.get('step', {})}")
+            for k in pb.get("kernels", []):
+                if k.get("skipped"):
+                    lines.append(f"  {k['name']:40s} skipped: {k['skipped'][:80]}")
+                else:
+                    lines.append(f"  {k['name']:40s} {k['median_us']:9.2f} us {k.get('TBps', 0):6.3f} TB/s {k.get('TFLOPs', 0):8.2f} TFLOP/s floor/t {k.get('of_floor', 0):.2f}")
+    return lines
+
+
+def chart(anchors, ours, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except Exception as e:
+        print("no chart:", e, file=sys.stderr)
+        return
+    shapes = list(anchors["decode_attention"].keys())
+    series = {"torch flash": [], "cuDNN": [], "fuser": []}
+    for s in shapes:
+        a = anchors["decode_attention"][s]
+        series["torch flash"].append(a["flash"]["TBps"] if isinstance(a.get("flash"), dict) else 0)
+        series["cuDNN"].append(a["cudnn"]["TBps"] if isinstance(a.get("cudnn"), dict) else 0)
+        mine = ours.get("decode_attention", {}).get(s, {})
+        series["fuser"].append(mine.get("TBps", 0) if isinstance(mine, dict) else 0)
+    fig, ax = plt.subplots(figsize=(9, 4))
+    width = 0.27
+    for i, (name, vals) in enumerate(series.items()):
+        ax.bar([j + i * width for j in range(len(shapes))], vals, width, label=name)
+    ax.axhline(anchors["ceilings"]["copy_TBps"], color="gray", linestyle="--", label="copy bandwidth")
+    ax.set_xticks([j + width for j in range(len(shapes))], shapes)
+    ax.set_ylabel("K+V bytes / time (TB/s)")
+    ax.set_title("decode attention, 32 q-heads / 8 kv-heads, d=128, bf16")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ours", help="fuser bench JSON (same run)")
+    ap.add_argument("--out", default=os.environ.get("OUT", "."))
+    args = ap.parse_args()
+    torch.manual_seed(0)
+    anchors = {
+        "device": torch.cuda.get_device_name(),
+        "torch": torch.__version__,
+        "ceilings": ceilings(),
+        "decode_attention": decode_attention([(1, 4096), (1, 32768), (1, 131072), (16, 8192), (64, 4096)]),
+        "llama_decode": llama_decode([1, 16], 4096),
+    }
+    os.makedirs(args.out, exist_ok=True)
+    json.dump(anchors, open(os.path.join(args.out, "anchors.json"), "w"), indent=1)
+    ours = json.load(open(args.ours)) if args.ours and os.path.exists(args.ours) else {}
+    table = ratios(anchors, ours)
+    json.dump({"anchors": anchors, "ours": ours, "ratios": table}, open(os.path.join(args.out, "compare.json"), "w"), indent=1)
+    print(json.dumps(anchors, indent=1))
+    for k, v in sorted(table.items()):
+        print(f"{k:60s} {v}")
+    for line in kernel_table(ours):
+        print(line)
+    chart(anchors, ours, os.path.join(args.out, "compare.png"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,227 @@
+//go:build cuda
+
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/fuser-dev/fuser/gpu"
+	"github.com/fuser-dev/fuser/ir/interp"
+	"github.com/fuser-dev/fuser/runtime"
+)
+
+func init() {
+	registered = append(registered, command{"bench", benchUsage, benchDoc, runBench})
+}
+
+// dimsList is a repeatable -dims flag.
+type dimsList []string
+
+func (d *dimsList) String() string     { return strings.Join(*d, " ") }
+func (d *dimsList) Set(s string) error { *d = append(*d, s); return nil }
+
+// benchOutput is `fuser bench --json`; bench/compare.py reads it (the
+// llama_decode and decode_attention tables are in its terms).
+type benchOutput struct {
+	Tool     string             `json:"tool"`
+	Command  string             `json:"command"`
+	Device   runtime.DeviceInfo `json:"device"`
+	Images   string             `json:"images"`
+	Warmup   int                `json:"warmup"`
+	Reps     int                `json:"reps"`
+	Ceilings gpu.Ceilings       `json:"ceilings"`
+	Targets  []benchTarget      `json:"targets"`
+	// LlamaDecode is keyed B<b>_T<t> (llama3_8b, S=1): fused/unfused ×
+	// eager/graph step times in µs, where the step could run.
+	LlamaDecode map[string]map[string]any `json:"llama_decode,omitempty"`
+	// DecodeAttention is keyed B<b>_L<t>: the fused plan's attention kernel.
+	DecodeAttention map[string]map[string]any `json:"decode_attention,omitempty"`
+}
+
+type benchTarget struct {
+	Spec    string           `json:"spec"`
+	Dims    map[string]int64 `json:"dims"`
+	Fused   gpu.PlanBench    `json:"fused"`
+	Unfused gpu.PlanBench    `json:"unfused"`
+}
+
+func runBench(args []string, w io.Writer) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	var dimsArgs dimsList
+	fs.Var(&dimsArgs, "dims", "bind the dims, e.g. B=1,S=1,T=4096 (repeat for several)")
+	kernels := fs.String("kernels", "", "directory of compiled kernel images (default $FUSER_KERNELS, else kernels/ beside this binary)")
+	nvcc := fs.Bool("nvcc", true, "compile images missing from -kernels with the nvcc of this machine, when there is one")
+	reps := fs.Int("reps", 100, "timed launches per measurement (the median is reported)")
+	warmup := fs.Int("warmup", 10, "launches before timing")
+	seed := fs.Int64("seed", 1, "seed of the random inputs")
+	asJSON := fs.Bool("json", false, "print JSON")
+	jsonOut := fs.String("json-out", "", "also write the JSON to this file (the table still goes to stdout)")
+	pos, err := parseArgs(fs, args, 1, benchUsage)
+	if err != nil {
+		return err
+	}
+	if len(dimsArgs) == 0 {
+		return &exitError{code: 2, err: fmt.Errorf("usage: fuser %s", benchUsage)}
+	}
+	g, err := loadSpec(pos[0])
+	if err != nil {
+		return err
+	}
+	var dimsSets []map[string]int64
+	for _, s := range dimsArgs {
+		dims, err := parseDims(s, g)
+		if err != nil {
+			return err
+		}
+		// Page-pool dims (P, N) may be left to interp.DeriveDims.
+		full, _, err := interp.DeriveDims(g, dims)
+		if err != nil {
+			return &exitError{code: 2, err: fmt.Errorf("fuser bench: %w", err)}
+		}
+		if err := requireDims(full, g); err != nil {
+			return err
+		}
+		dimsSets = append(dimsSets, dims)
+	}
+	images := &gpu.Images{Dir: benchKernelsDir(*kernels), Log: func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }}
+	if *nvcc {
+		images.NVCC = gpu.FindNVCC()
+	}
+	dev, err := gpu.NewDevice(images)
+	if err != nil {
+		return err
+	}
+	defer dev.Close()
+	info, err := dev.Ctx.Info()
+	if err != nil {
+		return err
+	}
+	b := &gpu.Bench{D: dev, L2: info.L2Bytes, Opt: gpu.BenchOptions{Warmup: *warmup, Reps: *reps, Seed: *seed}}
+	if err := b.MeasureCeilings(info); err != nil {
+		return err
+	}
+	out := benchOutput{Tool: "fuser bench", Command: "fuser " + strings.Join(append([]string{"bench"}, args...), " "),
+		Device: info, Images: images.Dir + " (" + images.Manifest().Compiler + ")", Warmup: *warmup, Reps: *reps, Ceilings: b.Ceil}
+	out.Ceilings.Round()
+	for _, dims := range dimsSets {
+		fused, unfused, err := gpu.BenchPlans(g, dims)
+		if err != nil {
+			return err
+		}
+		t := benchTarget{Spec: g.Name, Dims: fused.Dims}
+		leaves, err := b.Inputs(fused)
+		if err != nil {
+			return err
+		}
+		for _, pp := range []struct {
+			p   *gpu.Plan
+			dst *gpu.PlanBench
+		}{{fused, &t.Fused}, {unfused, &t.Unfused}} {
+			l, err := dev.Load(pp.p)
+			if err != nil {
+				return err
+			}
+			leaves.P = pp.p
+			if *pp.dst, err = b.Plan(l, leaves); err != nil {
+				return fmt.Errorf("%s %s: %w", gpu.PlanName(pp.p.Fused), gpu.DimsString(dims), err)
+			}
+			pp.dst.Round()
+		}
+		out.Targets = append(out.Targets, t)
+		out.addCompareRows(t)
+	}
+	if *jsonOut != "" {
+		f, err := os.Create(*jsonOut)
+		if err != nil {
+			return err
+		}
+		if err := writeJSON(f, out); err != nil {
+			f.Close()
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+	}
+	if *asJSON {
+		return writeJSON(w, out)
+	}
+	printBench(w, out)
+	return nil
+}
+
+func benchKernelsDir(flagDir string) string {
+	if flagDir != "" {
+		return flagDir
+	}
+	if d := os.Getenv("FUSER_KERNELS"); d != "" {
+		return d
+	}
+	if exe, err := os.Executable(); err == nil {
+		return filepath.Join(filepath.Dir(exe), "kernels")
+	}
+	return "kernels"
+}
+
+// addCompareRows fills the tables bench/compare.py reads.
+func (o *benchOutput) addCompareRows(t benchTarget) {
+	if t.Spec != "llama3_8b" || t.Dims["S"] != 1 {
+		return
+	}
+	key := fmt.Sprintf("B%d_T%d", t.Dims["B"], t.Dims["T"])
+	row := map[string]any{}
+	for _, pb := range []gpu.PlanBench{t.Fused, t.Unfused} {
+		if pb.Step.Skipped != "" {
+			row[pb.Plan+"_skipped"] = pb.Step.Skipped
+			row[pb.Plan+"_kernels_sum_us_partial"] = pb.Step.KernelsSumUs
+			continue
+		}
+		row[pb.Plan+"_eager_us"] = pb.Step.EagerUs
+		row[pb.Plan+"_graph_us"] = pb.Step.GraphUs
+	}
+	if o.LlamaDecode == nil {
+		o.LlamaDecode, o.DecodeAttention = map[string]map[string]any{}, map[string]map[string]any{}
+	}
+	o.LlamaDecode[key] = row
+	for _, k := range t.Fused.Kernels {
+		if k.Strategy != "attention" {
+			continue
+		}
+		akey := fmt.Sprintf("B%d_L%d", t.Dims["B"], t.Dims["T"])
+		if k.Skipped != "" {
+			o.DecodeAttention[akey] = map[string]any{"skipped": k.Skipped}
+		} else {
+			o.DecodeAttention[akey] = map[string]any{"us": k.MedianUs, "TBps": k.TBps, "bytes": "model bytes (q, K, V, partials, output)"}
+		}
+	}
+}
+
+func printBench(w io.Writer, o benchOutput) {
+	c := o.Ceilings
+	fmt.Fprintf(w, "%s, %d SMs, %d MB L2\n", o.Device.Name, o.Device.SMs, o.Device.L2Bytes>>20)
+	fmt.Fprintf(w, "ceilings: copy %.3g TB/s; GEMM %.4g TFLOP/s (%s); mma.sync loop %.4g, generated GEMM %.4g TFLOP/s %s\n",
+		c.CopyTBps, c.GemmTFLOPs, c.GemmSource, c.MMASyncTFLOPs, c.GeneratedGemmTFLOPs, c.GeneratedGemmNote)
+	for _, t := range o.Targets {
+		for _, pb := range []gpu.PlanBench{t.Fused, t.Unfused} {
+			fmt.Fprintf(w, "\n%s %s plan at %s: %d launches, model %d B, %d FLOPs\n", t.Spec, pb.Plan, gpu.DimsString(t.Dims), pb.Step.Launches, pb.ModelBytes, pb.ModelFlops)
+			fmt.Fprintf(w, "  %-36s %-7s %10s %8s %9s %6s %6s %9s %6s\n", "kernel", "variant", "median µs", "TB/s", "TFLOP/s", "%bw", "%flop", "floor µs", "floor/t")
+			for _, k := range pb.Kernels {
+				if k.Skipped != "" {
+					fmt.Fprintf(w, "  %-36s %-7s skipped: %s\n", k.Name, k.Variant, k.Skipped)
+					continue
+				}
+				fmt.Fprintf(w, "  %-36s %-7s %10.4g %8.3g %9.4g %6.1f %6.1f %9.4g %6.2f\n", k.Name, k.Variant, k.MedianUs, k.TBps, k.TFLOPs, 100*k.BWFrac, 100*k.FlopFrac, k.FloorUs, k.OfFloor)
+			}
+			if pb.Step.Skipped != "" {
+				fmt.Fprintf(w, "  step: skipped (%s); the timed kernels sum to %.4g µs; floor %.4g µs\n", pb.Step.Skipped, pb.Step.KernelsSumUs, pb.Step.FloorUs)
+			} else {
+				fmt.Fprintf(w, "  step: eager %.4g µs, graph replay %.4g µs (kernels sum %.4g µs, floor %.4g µs)\n", pb.Step.EagerUs, pb.Step.GraphUs, pb.Step.KernelsSumUs, pb.Step.FloorUs)
+			}
+		}
+	}
+}

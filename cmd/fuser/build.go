@@ -1,0 +1,77 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/fuser-dev/fuser/codegen/build"
+	"github.com/fuser-dev/fuser/codegen/nvrtc"
+)
+
+const buildUsage = "build SPEC -dims B=1,S=1,T=4096 -o DIR [--unfused] [-arch sm_90a]"
+
+// runBuild writes a spec's CUDA kernels, Go launch package and plan.json,
+// and the PTX and ptxas report when this binary has NVRTC (-tags nvrtc).
+func runBuild(args []string, w io.Writer) error {
+	fs := flag.NewFlagSet("build", flag.ContinueOnError)
+	dimsArg := fs.String("dims", "", "bind the dims the plan is sized for (the largest batch bucket)")
+	out := fs.String("o", "", "output directory")
+	unfused := fs.Bool("unfused", false, "build the unfused plan (one op per kernel)")
+	arch := fs.String("arch", "sm_90a", "GPU architecture for NVRTC")
+	pos, err := parseArgs(fs, args, 1, buildUsage)
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		return &exitError{code: 2, err: fmt.Errorf("usage: fuser %s", buildUsage)}
+	}
+	g, err := loadSpec(pos[0])
+	if err != nil {
+		return err
+	}
+	dims, err := parseDims(*dimsArg, g)
+	if err != nil {
+		return err
+	}
+	if err := requireDims(dims, g); err != nil {
+		return err
+	}
+	compile := build.NVRTC(*arch)
+	err = build.Build(g, dims, *out, *unfused, compile)
+	if errors.Is(err, nvrtc.ErrUnavailable) {
+		compile = nil
+		err = build.Build(g, dims, *out, *unfused, nil)
+	}
+	if err != nil {
+		return err
+	}
+	entries, _ := os.ReadDir(*out)
+	fmt.Fprintf(w, "built layer %s (%s plan) at %s into %s:\n", g.Name, map[bool]string{true: "unfused", false: "fused"}[*unfused], formatDims(dims), *out)
+	for _, e := range entries {
+		fmt.Fprintf(w, "  %s\n", filepath.Join(*out, e.Name()))
+	}
+	if compile == nil {
+		fmt.Fprintln(w, "no NVRTC in this binary: kernels.ptx not written (see README: build with -tags nvrtc)")
+	} else if log, err := os.ReadFile(filepath.Join(*out, build.LogFile)); err == nil {
+		fmt.Fprintf(w, "ptxas (%s):\n%s", *arch, summarizePtxas(string(log)))
+	}
+	return nil
+}
+
+// summarizePtxas prints one line per kernel: registers, shared memory and
+// spills.
+func summarizePtxas(log string) string {
+	infos, err := nvrtc.ParsePtxasInfo(log)
+	if err != nil {
+		return log
+	}
+	s := ""
+	for _, k := range infos {
+		s += fmt.Sprintf("  %-48s %3d registers  %6d B smem  %4d B stack  spills %d/%d\n", k.Name, k.Registers, k.SharedBytes, k.StackBytes, k.SpillStores, k.SpillLoads)
+	}
+	return s
+}

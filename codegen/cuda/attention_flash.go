@@ -1,0 +1,407 @@
+package cuda
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/fuser-dev/fuser/ir"
+)
+
+// The attention kernels: FlashAttention-2 prefill and split-KV
+// Flash-Decoding over mma.sync tensor cores, generic templates in the
+// module table flashLib (attention_flash_lib.go) instantiated per kernel
+// with a generated context type: the kernel's addressing (query rows, K and
+// V rows through contiguous, paged or ragged caches and a cascade's shared
+// prefix, output stores, sequence lengths) and its variant as FlexAttention
+// style modifiers (smod: scale and softcap of a raw score; visible: the
+// causal and sliding-window mask as a function of the query-key distance;
+// kbounds and tile_masked: the key range a block of queries can see, for
+// tile skipping, and whether a tile needs the element-wise mask).
+
+// flashMaxDh is the largest head dim the templates take (the output
+// accumulators of a 16-row tile live in registers).
+const flashMaxDh = 256
+
+// flashSrc is one (K, V) pair of an attention node, in key order.
+type flashSrc struct{ k, v *ir.Value }
+
+// flashModel is an attention kernel's shapes, key sources and variant.
+type flashModel struct {
+	k      *kgen
+	n      *ir.Node
+	at     *ir.Attention
+	q, out *ir.Value
+	// srcs are a cascade's shared prefix then the sequence's own keys, or
+	// the own keys alone.
+	srcs []flashSrc
+	// dh is the head dim, dp the head dim rounded up to the mma k step
+	// (16); grp is H/G, the query heads per kv head.
+	dh, dp, grp int64
+	bf          bool
+}
+
+func (k *kgen) flashModel() (*flashModel, error) {
+	name := k.pk.Name
+	if len(k.pk.Nodes) != 1 || k.pk.Nodes[0].Op != ir.OpAttention || k.pk.Nodes[0].Attr.Attn == nil {
+		return nil, fmt.Errorf("attention kernel %s: want one attention node", name)
+	}
+	n := k.pk.Nodes[0]
+	m := &flashModel{k: k, n: n, at: n.Attr.Attn, q: n.Args[0], out: n.Outs[0]}
+	want := 3
+	if m.at.Cascade {
+		want = 5
+	}
+	if len(n.Args) != want {
+		return nil, fmt.Errorf("attention kernel %s: %d arguments, want %d", name, len(n.Args), want)
+	}
+	for i := 1; i < len(n.Args); i += 2 {
+		m.srcs = append(m.srcs, flashSrc{k: n.Args[i], v: n.Args[i+1]})
+	}
+	qs := shapeOf(m.q)
+	if len(qs) != 4 {
+		return nil, fmt.Errorf("attention kernel %s: queries must be [B, H, S, Dh]", name)
+	}
+	dh, ok := qs[3].value()
+	if !ok || dh < 1 || dh > flashMaxDh {
+		return nil, fmt.Errorf("attention kernel %s: head dim %v: want a constant from 1 to %d", name, qs[3], flashMaxDh)
+	}
+	m.dh, m.dp = dh, (dh+15)/16*16
+	own := m.srcs[len(m.srcs)-1]
+	grp, ok := qs[1].div(shapeOf(own.k)[1])
+	g, okg := grp.value()
+	if !ok || !okg || g < 1 {
+		return nil, fmt.Errorf("attention kernel %s: the query heads %v must be a constant multiple of the kv heads %v", name, qs[1], shapeOf(own.k)[1])
+	}
+	m.grp = g
+	dt := m.q.Type.DType
+	if dt != ir.BF16 && dt != ir.F16 {
+		return nil, fmt.Errorf("attention kernel %s: queries of dtype %s: the tensor-core kernels take bf16 or f16", name, dt)
+	}
+	m.bf = dt == ir.BF16
+	if err := checkDType(m.out); err != nil {
+		return nil, fmt.Errorf("attention kernel %s: %w", name, err)
+	}
+	if k.inKernel[m.q] {
+		return nil, fmt.Errorf("attention kernel %s: the queries are computed in the kernel", name)
+	}
+	qv, err := k.viewOf(m.q)
+	if err != nil {
+		return nil, err
+	}
+	if !qv.contig(3) {
+		return nil, fmt.Errorf("attention kernel %s: the queries' head dim is not contiguous in memory", name)
+	}
+	for _, s := range m.srcs {
+		for _, v := range []*ir.Value{s.k, s.v} {
+			vs := shapeOf(v)
+			if v.Type.DType != dt {
+				return nil, fmt.Errorf("attention kernel %s: %s has dtype %s, the queries %s", name, v.Ref(), v.Type.DType, dt)
+			}
+			if len(vs) != 4 || !vs[3].equal(qs[3]) || !vs[1].equal(shapeOf(own.k)[1]) || !(vs[0].equal(qs[0]) || vs[0].isConst(1)) {
+				return nil, fmt.Errorf("attention kernel %s: keys or values %s of shape %v for queries %v", name, v.Ref(), vs, qs)
+			}
+			if k.inKernel[v] {
+				return nil, fmt.Errorf("attention kernel %s: %s is computed in the kernel", name, v.Ref())
+			}
+			w, err := k.viewOf(v)
+			if err != nil {
+				return nil, err
+			}
+			if !w.contig(3) {
+				return nil, fmt.Errorf("attention kernel %s: the head dim of %s is not contiguous in memory", name, v.Ref())
+			}
+			if r := v.Ragged; r != nil && (r.Axis != 2 || r.Batch > 0) {
+				return nil, fmt.Errorf("attention kernel %s: %s is ragged along axis %d (batch axis %d): only the token axis of a sequence may be", name, v.Ref(), r.Axis, r.Batch)
+			}
+		}
+	}
+	if _, err := k.viewOf(m.out); err != nil {
+		return nil, err
+	}
+	if k.nt%32 != 0 || k.nt < 32 || k.nt > 1024 {
+		return nil, fmt.Errorf("attention kernel %s: a block of %d threads: want whole warps", name, k.nt)
+	}
+	return m, nil
+}
+
+// Key tiles: BC keys per pipeline stage, sized so that the stages fit the
+// 48 KiB of static shared memory (decode: two stages of K and V; prefill:
+// one K and one V tile) and the score fragments the registers.
+func (m *flashModel) decodeBC() int64 {
+	switch {
+	case m.dp <= 64:
+		return 64
+	case m.dp <= 128:
+		return 32
+	}
+	return 16
+}
+
+func (m *flashModel) prefillBC() int64 {
+	if m.dp <= 128 {
+		return 64
+	}
+	return 32
+}
+
+// prefillWPR is the number of warps sharing a 16-row slice of a prefill
+// tile (splitting its head dim): 2 past a head dim of 128, where the
+// output accumulators and query fragments of a whole row would not fit the
+// registers.
+func (m *flashModel) prefillWPR() int64 {
+	if m.dp > 128 && (m.k.nt/32)%2 == 0 {
+		return 2
+	}
+	return 1
+}
+
+// flashMember qualifies the context's member functions.
+const flashMember = "__device__ __forceinline__"
+
+// flashBatchIndex is source value v's index on its batch axis for sequence b: 0
+// for a source every sequence shares.
+func flashBatchIndex(v *ir.Value, b ix) ix {
+	if shapeOf(v)[0].isConst(1) {
+		return ixc(0)
+	}
+	return b
+}
+
+// srcLen is the number of keys source s has for sequence b: its token
+// axis, or the sequence's length where K or V is ragged (the smaller of
+// the two, as the reference takes it).
+func (m *flashModel) srcLen(s flashSrc, b ix) (ix, error) {
+	n := dimIx(s.k.Type.Shape[2])
+	for _, v := range []*ir.Value{s.k, s.v} {
+		r := v.Ragged
+		if r == nil {
+			continue
+		}
+		ln, err := m.k.seqLen(r, flashBatchIndex(v, b))
+		if err != nil {
+			return ix{}, fmt.Errorf("attention kernel %s: %w", m.k.pk.Name, err)
+		}
+		n = ixMin(n, ixv("fz_max64("+ln.String()+", 0)"))
+	}
+	return n, nil
+}
+
+// emitContext writes the kernel's context type: its parameters as fields
+// (aggregate-initialised from the body's parameters, in order) and the
+// member functions the templates call.
+func (m *flashModel) emitContext(w *writer) error {
+	k := m.k
+	w.open("struct @BODY@_ctx {")
+	for i, p := range k.params {
+		if p.Value == nil {
+			w.line("i64 %s;", dimParam(p.Dim))
+			continue
+		}
+		t := ctype(p.Value.Type.DType)
+		if k.written[p.Value] {
+			w.line("%s* p%d;", t, i)
+		} else {
+			w.line("const %s* p%d;", t, i)
+		}
+	}
+	w.line("static constexpr int GRP = %d;", m.grp)
+	qs := shapeOf(m.q)
+	own := m.srcs[len(m.srcs)-1]
+	w.line("// Batch, query heads, kv heads, queries per sequence.")
+	w.line("%s i64 nb() const { return %s; }", flashMember, ixp(qs[0]))
+	w.line("%s i64 nh() const { return %s; }", flashMember, ixp(qs[1]))
+	w.line("%s i64 ng() const { return %s; }", flashMember, ixp(shapeOf(own.k)[1]))
+	w.line("%s i64 nsq() const { return %s; }", flashMember, ixp(qs[2]))
+	// Key counts.
+	pre := ixc(0)
+	if len(m.srcs) == 2 {
+		var err error
+		if pre, err = m.srcLen(m.srcs[0], ixv("b")); err != nil {
+			return err
+		}
+	}
+	ownLen, err := m.srcLen(own, ixv("b"))
+	if err != nil {
+		return err
+	}
+	w.line("// Keys of sequence b: the shared prefix's, then its own.")
+	w.line("%s i64 npre(i64 b, i64 g) const { return %s; }", flashMember, pre)
+	w.line("%s i64 nown(i64 b, i64 g) const { return %s; }", flashMember, ownLen)
+	// K and V rows.
+	w.line("// Row of key j (prefix keys first) of K (c = 0) or V (c = 1).")
+	w.open("%s const u16* row(int c, i64 b, i64 g, i64 j, i64 npre) const {", flashMember)
+	for i, s := range m.srcs {
+		last := i == len(m.srcs)-1
+		if !last {
+			w.open("if (j < npre) {")
+		}
+		var ptrs [2]string
+		for c, v := range []*ir.Value{s.k, s.v} {
+			a, err := k.addr(v, []ix{flashBatchIndex(v, ixv("b")), ixv("g"), ixv("j"), ixc(0)})
+			if err != nil {
+				return err
+			}
+			ptrs[c] = a
+		}
+		w.line("return c == 0 ? (const u16*)(%s) : (const u16*)(%s);", ptrs[0], ptrs[1])
+		if !last {
+			w.close()
+			w.line("j -= npre;")
+		}
+	}
+	w.close()
+	qa, err := k.addr(m.q, []ix{ixv("b"), ixv("h"), ixv("i"), ixc(0)})
+	if err != nil {
+		return err
+	}
+	w.line("// Query i of head h, and the output stores.")
+	w.line("%s const u16* qrow(i64 b, i64 h, i64 i) const { return (const u16*)(%s); }", flashMember, qa)
+	od := m.out.Type.DType
+	oa, err := k.addr(m.out, []ix{ixv("b"), ixv("h"), ixv("i"), ixv("d")})
+	if err != nil {
+		return err
+	}
+	w.line("%s void ost(i64 b, i64 h, i64 i, int d, float v) const { fz_st_%s(%s, v); }", flashMember, dsuf(od), oa)
+	ov, _ := k.viewOf(m.out)
+	w.open("%s void ost2(i64 b, i64 h, i64 i, int d, float v0, float v1) const {", flashMember)
+	if (od == ir.BF16 || od == ir.F16) && ov.contig(3) {
+		w.line("%s* p = %s;", ctype(od), oa)
+		w.line("if (d + 1 < %d && fz_aligned(p, 4)) { *(u32*)p = fz_pack_%s(v0, v1); return; }", m.dh, dsuf(od))
+	}
+	w.line("ost(b, h, i, d, v0);")
+	w.line("if (d + 1 < %d) ost(b, h, i, d + 1, v1);", m.dh)
+	w.close()
+	m.emitModifiers(w)
+	w.close("};")
+	return nil
+}
+
+// emitModifiers writes the variant: the score modifier (scale, softcap;
+// the result in log2 units) and the mask with its tile-level forms.
+func (m *flashModel) emitModifiers(w *writer) {
+	at := m.at
+	const log2e = 1.4426950408889634
+	w.line("// Score modifier: softcap(score * scale), in log2 units.")
+	if at.Softcap != 0 {
+		w.line("%s float smod(float s) const { return %s * fz_att_tanh(s * %s); }", flashMember,
+			flit(at.Softcap*log2e), flit(at.Scale/at.Softcap))
+	} else {
+		w.line("%s float smod(float s) const { return s * %s; }", flashMember, flit(at.Scale*log2e))
+	}
+	// The window: keys W or more positions before the query are masked when
+	// W > 0.
+	win, winConst, hasWin := ix{}, int64(0), false
+	if !at.Window.IsZero() {
+		win = dimIx(at.Window)
+		if v, ok := at.Window.Value(); ok {
+			winConst, hasWin = v, v > 0
+		} else {
+			hasWin = true
+		}
+	}
+	wpos := func(cond string) string {
+		if winConst > 0 {
+			return cond
+		}
+		return fmt.Sprintf("(%s <= 0 || %s)", win, cond)
+	}
+	var vis []string
+	if at.Causal {
+		vis = append(vis, "delta >= 0")
+	}
+	if hasWin {
+		vis = append(vis, wpos(fmt.Sprintf("delta < %s", win)))
+	}
+	if len(vis) == 0 {
+		vis = []string{"true"}
+	}
+	w.line("// Mask: whether a query sees a key delta positions before it (after it")
+	w.line("// when negative); distances are clamped to +-2^30.")
+	w.line("%s bool visible(int delta) const { return %s; }", flashMember, strings.Join(vis, " && "))
+	w.line("// The keys [lo, hi) queries at positions pmin..pmax can see among n.")
+	w.open("%s void kbounds(i64 pmin, i64 pmax, i64 n, i64& lo, i64& hi) const {", flashMember)
+	w.line("lo = 0; hi = n;")
+	if at.Causal {
+		w.line("hi = fz_min64(hi, pmax + 1);")
+	}
+	if hasWin {
+		if winConst > 0 {
+			w.line("lo = fz_max64(lo, pmin - %s + 1);", win)
+		} else {
+			w.line("if (%s > 0) lo = fz_max64(lo, pmin - %s + 1);", win, win)
+		}
+	}
+	w.line("if (hi < lo) hi = lo;")
+	w.close()
+	w.line("// Whether some query at pmin..pmax does not see some key of [k0, k1).")
+	var tm []string
+	if at.Causal {
+		tm = append(tm, "k1 - 1 > pmin")
+	}
+	if hasWin {
+		if winConst > 0 {
+			tm = append(tm, fmt.Sprintf("k0 <= pmax - %s", win))
+		} else {
+			tm = append(tm, fmt.Sprintf("(%s > 0 && k0 <= pmax - %s)", win, win))
+		}
+	}
+	if len(tm) == 0 {
+		tm = []string{"false"}
+	}
+	w.line("%s bool tile_masked(i64 pmin, i64 pmax, i64 k0, i64 k1) const { return %s; }", flashMember, strings.Join(tm, " || "))
+}
+
+// flashAttentionKernel generates an Attention kernel: the split-KV decode
+// entry with its merge, and the prefill entry. The plan's launch variant
+// names the kernel's first entry (its name): with "prefill" the prefill
+// body, and the decode entries get a "_decode" prefix; otherwise the decode
+// body, its merge "_merge", and "_prefill".
+func (k *kgen) flashAttentionKernel() (*generated, error) {
+	m, err := k.flashModel()
+	if err != nil {
+		return nil, err
+	}
+	if k.tables == nil {
+		k.tables = map[string]string{}
+	}
+	k.tables[flashLibName] = flashLib
+	var helpers writer
+	if err := m.emitContext(&helpers); err != nil {
+		return nil, err
+	}
+	ctx := fmt.Sprintf("  const @BODY@_ctx c = {%s};\n", k.bodyArgs())
+	tmpl := fmt.Sprintf("%d, %d, %%d, %d, %t", m.dh, m.dp, k.nt, m.bf)
+	ws := "fz_workspace, (i64)(sizeof(fz_workspace) / sizeof(float))"
+	dec := ctx + fmt.Sprintf("  fz_att_decode<"+tmpl+">(c, %s);\n", m.decodeBC(), ws)
+	mer := ctx + fmt.Sprintf("  fz_att_merge<%d, %d>(c, %s);\n", m.dh, k.nt, ws)
+	pre := ctx + fmt.Sprintf("  fz_att_prefill<%d, %d, %d, %d, %d, %t>(c);\n", m.dh, m.dp, m.prefillBC(), k.nt, m.prefillWPR(), m.bf)
+	gen := &generated{
+		helpers:  helpers.String(),
+		entries:  []entry{{"", dec}, {mergeSuffix, mer}, {"_prefill", pre}},
+		variants: map[string][]string{"decode": {"", mergeSuffix}, "prefill": {"_prefill"}},
+		variant:  "decode",
+	}
+	l := k.pk.Launch
+	if l == nil {
+		return gen, nil
+	}
+	if l.Variant == "prefill" {
+		gen.entries = []entry{{"", pre}, {"_decode", dec}, {"_decode" + mergeSuffix, mer}}
+		gen.variants = map[string][]string{"prefill": {""}, "decode": {"_decode", "_decode" + mergeSuffix}}
+		gen.variant = "prefill"
+		return gen, nil
+	}
+	if l.Launches < 2 {
+		gen.variants["decode"] = []string{""}
+	}
+	// Partials of the plan's launch: splits × B × H × S rows of Dh + 2
+	// floats (grid (splits, G, B), Tile[0] = the rows of a head group).
+	if l.Grid[0] > 1 {
+		rows := l.Grid[2] * l.Grid[1] * l.Tile[0]
+		if rows > 0 && l.Grid[0] <= math.MaxInt64/rows/(m.dh+2) {
+			k.wsFloats = l.Grid[0] * rows * (m.dh + 2)
+		}
+	}
+	return gen, nil
+}

@@ -1,0 +1,115 @@
+//go:build nvrtc
+
+package cuda
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"flag"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var flashCubins = flag.String("flash.cubins", "", "write the sm_90a cubin of every attention test module here, named by the SHA-256 of its source (for TestFlashGPU)")
+
+// TestFlashNVRTC compiles the attention kernels of every shipped spec and
+// every test variant, at every binding, for sm_90a and sm_80, and fails on
+// a compile error or a register spill. -v lists the registers of every
+// entry (the most over the bindings).
+func TestFlashNVRTC(t *testing.T) {
+	type module struct {
+		name, src string
+		// role names each entry: decode, merge or prefill.
+		role map[string]string
+	}
+	var mods []module
+	seen := map[[32]byte]bool{}
+	add := func(cs []flashCase) {
+		for _, c := range cs {
+			if len(c.plan.Kernels) == 0 {
+				continue
+			}
+			m, err := Generate(c.plan)
+			if err != nil {
+				t.Errorf("%s: %v", c.name, err)
+				continue
+			}
+			sum := sha256.Sum256([]byte(m.Source))
+			if !seen[sum] {
+				seen[sum] = true
+				role := map[string]string{}
+				for _, k := range m.Kernels {
+					for v, es := range k.Variants {
+						for i, e := range es {
+							role[e] = v
+							if i > 0 {
+								role[e] = "merge"
+							}
+						}
+					}
+				}
+				mods = append(mods, module{c.name, m.Source, role})
+			}
+		}
+	}
+	add(specFlashCases(t))
+	add(flashCases(t))
+	if *flashCubins != "" {
+		if err := os.MkdirAll(*flashCubins, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var mu sync.Mutex
+	regs := map[string]int{}
+	sem := make(chan struct{}, 8)
+	var wg sync.WaitGroup
+	for _, md := range mods {
+		for _, arch := range []string{"sm_90a", "sm_80"} {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func(md module, arch string) {
+				defer wg.Done()
+				defer func() { <-sem }()
+				log, cubin, err := compileNVRTC(md.src, "attention.cu", arch)
+				if err != nil {
+					t.Errorf("%s %s: %v\n%s", md.name, arch, err, log)
+					return
+				}
+				reps := parseReport(log)
+				mu.Lock()
+				defer mu.Unlock()
+				if len(reps) == 0 {
+					t.Errorf("%s %s: no ptxas report", md.name, arch)
+				}
+				for _, r := range reps {
+					if r.spillSt != 0 || r.spLd != 0 {
+						t.Errorf("%s %s: %s spills (%d bytes stores, %d bytes loads, %d registers)", md.name, arch, r.name, r.spillSt, r.spLd, r.regs)
+					}
+					key := arch + " " + strings.SplitN(md.name, "/", 2)[0] + " " + md.role[r.name]
+					regs[key] = max(regs[key], r.regs)
+				}
+				if *flashCubins != "" && arch == "sm_90a" {
+					sum := sha256.Sum256([]byte(md.src))
+					if err := os.WriteFile(filepath.Join(*flashCubins, hex.EncodeToString(sum[:])+".cubin"), cubin, 0o644); err != nil {
+						t.Error(err)
+					}
+				}
+			}(md, arch)
+		}
+	}
+	wg.Wait()
+	if testing.Verbose() {
+		var keys []string
+		for k := range regs {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			t.Logf("%s: %d registers, no spills", k, regs[k])
+		}
+	}
+}

@@ -1,0 +1,157 @@
+package cuda
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/fuser-dev/fuser/internal/golden"
+	"github.com/fuser-dev/fuser/ir"
+	"github.com/fuser-dev/fuser/plan"
+)
+
+// checkFlashModule checks the attention kernels of a generated module: the
+// plan's entries (decode: the kernel, then its merge when the launch takes
+// two; prefill: the kernel), the other variant's entries, each entry
+// defined once, no header.
+func checkFlashModule(t *testing.T, name string, p *plan.Plan, m *Module) {
+	t.Helper()
+	if strings.Contains(m.Source, "#include") {
+		t.Errorf("%s: the source includes a header", name)
+	}
+	for i, pk := range p.Kernels {
+		if pk.Strategy != plan.Attention {
+			continue
+		}
+		k := m.Kernels[i]
+		l := pk.Launch
+		want := []string{pk.Name}
+		if l.Variant == "decode" && l.Launches == 2 {
+			want = append(want, pk.Name+mergeSuffix)
+		}
+		if strings.Join(k.Entries, ",") != strings.Join(want, ",") {
+			t.Errorf("%s: kernel %s (%s) has entries %v, want %v", name, pk.Name, l, k.Entries, want)
+		}
+		if len(k.Variants["decode"]) == 0 || len(k.Variants["prefill"]) != 1 {
+			t.Errorf("%s: kernel %s has variants %v", name, pk.Name, k.Variants)
+		}
+		for _, es := range k.Variants {
+			for _, e := range es {
+				if n := strings.Count(m.Source, " "+e+"("); n != 1 {
+					t.Errorf("%s: entry %s is defined %d times", name, e, n)
+				}
+			}
+		}
+		if k.Block != l.Block {
+			t.Errorf("%s: kernel %s has block %d, its launch %d", name, pk.Name, k.Block, l.Block)
+		}
+	}
+}
+
+// TestFlashGenerateSpecs generates the fused plan of every shipped spec at
+// decode (B = 1 and 64, 4096 cached tokens) and prefill (S = 512) dims.
+func TestFlashGenerateSpecs(t *testing.T) {
+	attention := 0
+	for _, c := range specFlashCases(t) {
+		m, err := Generate(c.full)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		checkFlashModule(t, c.name, c.full, m)
+		attention += len(c.plan.Kernels)
+	}
+	if attention == 0 {
+		t.Error("no spec has an attention kernel")
+	}
+}
+
+// TestFlashGenerateVariants generates the attention kernel of every test
+// variant at every binding.
+func TestFlashGenerateVariants(t *testing.T) {
+	for _, c := range flashCases(t) {
+		m, err := Generate(c.plan)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		checkFlashModule(t, c.name, c.plan, m)
+	}
+}
+
+// TestFlashWorkspace checks the split-KV workspace: splits × B × H × S rows
+// of Dh + 2 floats at the plan's decode launch, none for prefill.
+func TestFlashWorkspace(t *testing.T) {
+	for _, c := range specFlashCases(t) {
+		if !strings.HasPrefix(c.name, "llama3_8b/") {
+			continue
+		}
+		m, err := Generate(c.plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := c.plan.Kernels[0].Launch
+		want := int64(1)
+		if l.Variant == "decode" && l.Splits > 1 {
+			want = l.Splits * c.dims["B"] * 32 * c.dims["S"] * 130
+		}
+		if !strings.Contains(m.Source, "fz_workspace["+flashItoa(want)+"];") {
+			t.Errorf("%s (%s): the workspace is not %d floats", c.name, l, want)
+		}
+	}
+}
+
+func flashItoa(n int64) string { return intLit(n) }
+
+// TestFlashErrors checks that the kernels the tensor-core templates cannot
+// make are refused with a reason (Generate then falls back to the CUDA-core
+// kernels).
+func TestFlashErrors(t *testing.T) {
+	for _, tc := range []struct {
+		v    flashVariant
+		want string
+	}{
+		{flashVariant{name: "f32", dtype: "f32", h: 2, g: 1, dh: 64, layout: "contiguous", causal: true}, "bf16 or f16"},
+		{flashVariant{name: "dh320", dtype: "bf16", h: 2, g: 1, dh: 320, layout: "contiguous", causal: true}, "head dim"},
+	} {
+		g, err := ir.Parse(tc.v.name+".fu", tc.v.spec())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, p, _ := planFlash(t, g, map[string]int64{"B": 1, "S": 1, "T": 8})
+		if len(p.Kernels) != 1 {
+			t.Fatalf("%s: %d attention kernels", tc.v.name, len(p.Kernels))
+		}
+		k, err := newKgen(p.Graph, p.Kernels[0], p.Kernels[0].Launch.Block)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = k.flashAttentionKernel()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one about %q", tc.v.name, err, tc.want)
+		}
+	}
+}
+
+// TestFlashGolden compares the decode attention kernel of the Llama-3-8B
+// layer (B = 1, 4096 cached tokens: 17 splits and the merge) with
+// testdata/attention_decode_llama3_8b.cu: the attention templates, the
+// workspace, the generated context and the entries (go test -update to
+// accept a change).
+func TestFlashGolden(t *testing.T) {
+	for _, c := range specFlashCases(t) {
+		if c.name != "llama3_8b/B=1,S=1,T=4096" {
+			continue
+		}
+		m, err := Generate(c.plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := strings.Index(m.Source, "\n// ---- attention:")
+		if i < 0 {
+			t.Fatal("no attention templates in the source")
+		}
+		golden.Check(t, "testdata/attention_decode_llama3_8b.cu", m.Source[i+1:])
+		return
+	}
+	t.Fatal("no llama3_8b decode case")
+}

@@ -1,0 +1,126 @@
+package cuda
+
+import (
+	"flag"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/fuser-dev/fuser/ir"
+	"github.com/fuser-dev/fuser/ir/interp"
+	"github.com/fuser-dev/fuser/passes"
+	"github.com/fuser-dev/fuser/plan"
+	"github.com/fuser-dev/fuser/specs"
+)
+
+// testDims are the dim bindings every spec is planned with: decode-like
+// (S = 3, GEMV and split-KV paths) and prefill-like (S = 40, tensor-core
+// and tiled attention paths). Dims a spec has beyond B, S, T get defaults;
+// paged layouts' pool and index counts are derived as the reference
+// interpreter does.
+var dimsFlag = flag.String("test.dims", "", "dim bindings replacing testDims, e.g. \"B=2,S=1,T=600;B=1,S=64,T=0\"")
+
+var simtFlag = flag.Bool("attn.simt", false, "use the CUDA-core attention kernels")
+
+var testDims = []map[string]int64{
+	{"B": 2, "S": 3, "T": 17},
+	{"B": 2, "S": 40, "T": 9},
+}
+
+// testConfig is one planned spec.
+type testConfig struct {
+	spec, plan string
+	dims       map[string]int64
+	graph      *ir.Graph
+	plan_      *plan.Plan
+}
+
+func (c testConfig) String() string {
+	var keys []string
+	for k := range c.dims {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s=%d", k, c.dims[k]))
+	}
+	return c.spec + "/" + c.plan + "/" + strings.Join(parts, ",")
+}
+
+// bindDims completes dims for a graph: L defaults to 5, derived page dims.
+func bindDims(g *ir.Graph, dims map[string]int64) (map[string]int64, error) {
+	d := map[string]int64{}
+	for k, v := range dims {
+		d[k] = v
+	}
+	for _, name := range g.Dims {
+		if _, ok := d[name]; !ok && name == "L" {
+			d[name] = 5
+		}
+	}
+	full, _, err := interp.DeriveDims(g, d)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range g.Dims {
+		if _, ok := full[name]; !ok {
+			full[name] = 4
+		}
+	}
+	return full, nil
+}
+
+// testConfigs plans every spec, fused and unfused, at every testDims.
+func testConfigs(t testing.TB) []testConfig {
+	simtAttention = *simtFlag
+	var out []testConfig
+	for _, name := range specs.Names() {
+		fn, src, ok := specs.Source(name)
+		if !ok {
+			t.Fatalf("spec %s missing", name)
+		}
+		g, err := ir.Parse(fn, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bindings := testDims
+		if *dimsFlag != "" {
+			bindings = nil
+			for _, b := range strings.Split(*dimsFlag, ";") {
+				d := map[string]int64{}
+				for _, kv := range strings.Split(b, ",") {
+					var v int64
+					p := strings.SplitN(kv, "=", 2)
+					if len(p) != 2 {
+						t.Fatalf("bad -test.dims %q", *dimsFlag)
+					}
+					if _, err := fmt.Sscan(p[1], &v); err != nil {
+						t.Fatalf("bad -test.dims %q: %v", *dimsFlag, err)
+					}
+					d[p[0]] = v
+				}
+				bindings = append(bindings, d)
+			}
+		}
+		for _, dims := range bindings {
+			full, err := bindDims(g, dims)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, pl := range []string{"fused", "unfused"} {
+				pipeline := passes.Fused
+				if pl == "unfused" {
+					pipeline = passes.Unfused
+				}
+				st, err := passes.Run(g, pipeline, passes.Options{Dims: full})
+				if err != nil {
+					t.Fatalf("%s %s: %v", name, pl, err)
+				}
+				out = append(out, testConfig{spec: name, plan: pl, dims: full, graph: g, plan_: st.Plan})
+			}
+		}
+	}
+	return out
+}

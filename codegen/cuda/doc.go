@@ -1,0 +1,39 @@
+// Package cuda generates CUDA C++ for a kernel plan: one self-contained
+// translation unit (no #include; its own bf16/f16/fp8 conversions, math and
+// reductions) with an extern "C" entry per plan kernel, named after it.
+//
+// Kernel bodies are generated from the ops of each kernel: the element-wise
+// op tree of Row and Copy kernels (vectorised 16-byte loads and stores with
+// a scalar path for any other access), one row reduction per Row kernel
+// (warp shuffles and a shared-memory block reduction), reductions over
+// other axes, KV-cache appends, GEMMs with their epilogue inserted in the
+// store phase (a GEMV path for few rows with split-K, a tensor-core path
+// with mma.sync, ldmatrix and a cp.async pipeline for more, chosen at run
+// time), and flash attention (split-KV decode with GQA packing and a
+// log-sum-exp merge, tiled prefill). Every kernel reads its operands
+// through the views of the graph (split parts, reshapes, transposes,
+// broadcasts) and KV caches through their layout (contiguous, paged,
+// ragged).
+//
+// Conventions the launcher relies on:
+//   - Parameters follow the codegen ABI (codegen.Params): input pointers,
+//     output pointers, then one int64 per graph dim. Kernels reading a paged
+//     or ragged cache also take the layout's i32 inputs (added to the
+//     inputs when the plan did not list them; see Kernel.Params).
+//   - Sizes come from the dim parameters at run time; the graph's constants
+//     are baked in. Every entry strides over its work, so any grid is
+//     correct; Kernel.Block threads per block are required.
+//   - A contiguous KV cache appended to is stored [2, B, G, T+S, Dh]: room
+//     for the T cached tokens and the S new ones of each (sequence, head).
+//     Paged and ragged caches follow LANGUAGE.md: the page table describes
+//     the cache after the step's append.
+//   - Split-K GEMV and split-KV decode partials go to fz_workspace, a
+//     module-level scratch sized for the plan's launch (split count from
+//     the grid). The second entry ("_merge") combines them.
+//   - Pointers must be 16-byte aligned for the vector paths to be taken;
+//     any alignment is correct.
+//
+// Identical kernel bodies (same code up to parameter names) are emitted
+// once; each kernel's entries call the shared body. Kernel.Hash is the
+// body's content hash.
+package cuda

@@ -1,0 +1,288 @@
+package cuda
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/fuser-dev/fuser/ir"
+	"github.com/fuser-dev/fuser/plan"
+)
+
+// GEMM tile sizes: GEMV tiles are gemvTN columns (slots) of up to gemvMR
+// rows; tensor-core tiles mmaBM × mmaBN with a K step of mmaBK.
+const (
+	gemvTN = 32
+	gemvMR = 8
+	gemvKC = 256
+	mmaBM  = 128
+	mmaBN  = 64
+	mmaBK  = 32
+)
+
+// batchKind says how an output batch axis of a matmul is computed.
+type batchKind int
+
+const (
+	// foldAxis: the right operand does not depend on the axis, so its
+	// entries are more rows of one GEMM (a 2-D weight shared by the batch).
+	foldAxis batchKind = iota
+	// unitAxis: each entry is its own GEMM.
+	unitAxis
+	// groupAxis: H query heads over G kv heads; H/G heads share one right
+	// operand and become rows of one GEMM (GQA).
+	groupAxis
+)
+
+type batchAxis struct {
+	kind batchKind
+	size poly
+	grp  int64
+}
+
+// gemmModel is a matmul kernel's work decomposition: units (independent
+// GEMMs, indexed by the unit coordinates) of Mr rows (row coordinates, the
+// last being the matmul's M) by N columns, contracted over K.
+type gemmModel struct {
+	k          *kgen
+	mm         *ir.Node
+	a, b, o    *ir.Value
+	os         []poly
+	axes       []batchAxis
+	unitSizes  []poly
+	rowSizes   []poly
+	m, n, kdim poly
+	av, bv     *view
+	// bN: the right operand's N axis is contiguous (a row-major weight);
+	// bK: its K axis is (transposed keys, [N, K] weights).
+	bN, bK  bool
+	aK      bool
+	epi     *epilogue
+	kRagged *ir.Value // an operand whose contracted axis is ragged
+	nRagged bool      // the result's N axis is ragged
+}
+
+func (k *kgen) gemmModel() (*gemmModel, error) {
+	mm := k.pk.Nodes[0]
+	if mm.Op != ir.OpMatmul {
+		return nil, fmt.Errorf("gemm kernel %s does not start with a matmul", k.pk.Name)
+	}
+	g := &gemmModel{k: k, mm: mm, a: mm.Args[0], b: mm.Args[1], o: mm.Outs[0]}
+	for _, v := range []*ir.Value{g.a, g.b} {
+		if k.inKernel[v] {
+			return nil, fmt.Errorf("gemm kernel %s: an operand is computed in the kernel", k.pk.Name)
+		}
+		if err := checkDType(v); err != nil {
+			return nil, err
+		}
+	}
+	g.os = shapeOf(g.o)
+	r := len(g.os)
+	as, bs := shapeOf(g.a), shapeOf(g.b)
+	g.m, g.n, g.kdim = g.os[r-2], g.os[r-1], as[len(as)-1]
+	for i := 0; i < r-2; i++ {
+		size := g.os[i]
+		ax := batchAxis{kind: foldAxis, size: size}
+		if len(bs) > 2 {
+			if j := i - (r - len(bs)); j >= 0 && !bs[j].isConst(1) {
+				switch {
+				case bs[j].equal(size):
+					ax.kind = unitAxis
+				default:
+					q, ok := size.div(bs[j])
+					n, okn := q.value()
+					if !ok || !okn {
+						return nil, fmt.Errorf("gemm kernel %s: batch axis %d does not group", k.pk.Name, i)
+					}
+					ax.kind, ax.grp = groupAxis, n
+				}
+			}
+		}
+		g.axes = append(g.axes, ax)
+		switch ax.kind {
+		case foldAxis:
+			g.rowSizes = append(g.rowSizes, size)
+		case unitAxis:
+			g.unitSizes = append(g.unitSizes, size)
+		case groupAxis:
+			q, _ := size.div(pconst(ax.grp))
+			g.unitSizes = append(g.unitSizes, q)
+			g.rowSizes = append(g.rowSizes, pconst(ax.grp))
+		}
+	}
+	g.rowSizes = append(g.rowSizes, g.m)
+	var err error
+	if g.av, err = k.viewOf(g.a); err != nil {
+		return nil, err
+	}
+	if g.bv, err = k.viewOf(g.b); err != nil {
+		return nil, err
+	}
+	g.aK = g.av.contig(len(as) - 1)
+	g.bN = g.bv.contig(len(bs) - 1)
+	g.bK = !g.bN && g.bv.contig(len(bs)-2)
+	if rg := g.a.Ragged; rg != nil && rg.Axis == len(as)-1 {
+		g.kRagged = g.a
+	}
+	if rg := g.b.Ragged; rg != nil && rg.Axis == len(bs)-2 {
+		g.kRagged = g.b
+	}
+	if rg := g.o.Ragged; rg != nil && rg.Axis == r-1 {
+		g.nRagged = true
+	}
+	g.epi, err = newEpilogue(g)
+	if err != nil {
+		return nil, fmt.Errorf("gemm kernel %s: %w", k.pk.Name, err)
+	}
+	return g, nil
+}
+
+// units and rows are the unit count and the rows per unit.
+func (g *gemmModel) units() ix { return ixp(numel(g.unitSizes)) }
+func (g *gemmModel) rows() ix  { return ixp(numel(g.rowSizes)) }
+
+// coords emits the output index (batch axes, m) of row r of unit ub as
+// variables named prefix0, prefix1, ... and returns them.
+func (g *gemmModel) coords(w *writer, prefix string, ub, r ix) []ix {
+	uc := delin(ub, g.unitSizes)
+	rc := delin(r, g.rowSizes)
+	var out []ix
+	ui, ri := 0, 0
+	name := func(i int, x ix) ix {
+		if x.k {
+			return x
+		}
+		n := fmt.Sprintf("%s%d", prefix, i)
+		w.line("const i64 %s = %s;", n, x)
+		return ixv(n)
+	}
+	for i, ax := range g.axes {
+		var x ix
+		switch ax.kind {
+		case foldAxis:
+			x = rc[ri]
+			ri++
+		case unitAxis:
+			x = uc[ui]
+			ui++
+		case groupAxis:
+			x = ixAdd(ixMul(uc[ui], ixc(ax.grp)), rc[ri])
+			ui++
+			ri++
+		}
+		out = append(out, name(i, x))
+	}
+	out = append(out, name(len(g.axes), rc[ri]))
+	return out
+}
+
+// operandIndex maps the output batch coordinates to an operand's index,
+// with m-or-k and k-or-n appended.
+func (g *gemmModel) operandIndex(x *ir.Value, batch []ix, last2 [2]ix) []ix {
+	xs := shapeOf(x)
+	nb := len(xs) - 2
+	idx := make([]ix, 0, len(xs))
+	shift := len(g.axes) - nb
+	for j := 0; j < nb; j++ {
+		i := j + shift
+		ax := g.axes[i]
+		switch {
+		case xs[j].isConst(1) && !ax.size.isConst(1):
+			idx = append(idx, ixc(0))
+		case x == g.b && ax.kind == groupAxis:
+			idx = append(idx, ixDiv(batch[i], ixc(ax.grp)))
+		default:
+			idx = append(idx, batch[i])
+		}
+	}
+	return append(idx, last2[0], last2[1])
+}
+
+// unitBatch emits the unit's batch coordinates (rows set to 0) for
+// addressing the right operand and the lengths of ragged axes.
+func (g *gemmModel) unitBatch(w *writer, ub ix) []ix {
+	c := g.coords(w, "ub", ub, ixc(0))
+	return c[:len(c)-1]
+}
+
+// kLen is the contraction length of the unit: K, or the sequence's length
+// when the contracted axis is ragged.
+func (g *gemmModel) kLen(batch []ix) (ix, error) {
+	kk := ixp(g.kdim)
+	if g.kRagged == nil {
+		return kk, nil
+	}
+	idx := g.operandIndex(g.kRagged, batch, [2]ix{ixc(0), ixc(0)})
+	n, err := g.k.validLen(g.kRagged, idx)
+	if err != nil {
+		return ix{}, err
+	}
+	return ixMin(n, kk), nil
+}
+
+// nLen is the number of existing columns of the unit.
+func (g *gemmModel) nLen(batch []ix) (ix, error) {
+	nn := ixp(g.n)
+	if !g.nRagged {
+		return nn, nil
+	}
+	idx := append(append([]ix(nil), batch...), ixc(0), ixc(0))
+	n, err := g.k.validLen(g.o, idx)
+	if err != nil {
+		return ix{}, err
+	}
+	return ixMin(n, nn), nil
+}
+
+// gemmKernel generates a Gemm kernel: one entry computing the matmul and
+// its epilogue (GEMV tiles for up to gemvMR rows per unit, tensor-core tiles
+// for more; chosen at run time), and a "_merge" entry that reduces split-K
+// partials and runs the epilogue.
+func (k *kgen) gemmKernel() (*generated, error) {
+	g, err := k.gemmModel()
+	if err != nil {
+		return nil, err
+	}
+	split := k.pk.Launch != nil && k.pk.Launch.Variant == "gemv"
+	var helpers writer
+	if err := g.emitHelpers(&helpers); err != nil {
+		return nil, err
+	}
+	main, err := g.mainBody(split)
+	if err != nil {
+		return nil, err
+	}
+	merge, err := g.mergeBody(split)
+	if err != nil {
+		return nil, err
+	}
+	gen := &generated{
+		helpers:  helpers.String(),
+		entries:  []entry{{"", main}, {mergeSuffix, merge}},
+		variants: map[string][]string{"gemv": {""}, "gemm": {""}},
+		variant:  "gemv",
+	}
+	if k.pk.Launch != nil && k.pk.Launch.Splits > 1 {
+		gen.variants["gemv"] = []string{"", mergeSuffix}
+		l := k.pk.Launch
+		// The GEMV launch is (column tiles, batch, splits) with Tile[0] = M.
+		if n, ok := g.n.value(); ok {
+			k.wsFloats = l.Splits * l.Grid[1] * l.Tile[0] * n
+		}
+	}
+	if k.pk.Launch != nil && k.pk.Launch.Variant == "gemm" {
+		gen.variant = "gemm"
+	}
+	return gen, nil
+}
+
+// mergeSuffix names second entries (split-K merge, split-KV merge), as the
+// Go launch code expects.
+const mergeSuffix = "_merge"
+
+// workspacePerSplit is the f32 count of one split's partial results.
+func (g *gemmModel) workspacePerSplit() poly {
+	return numel(g.unitSizes).mul(numel(g.rowSizes)).mul(g.n)
+}
+
+var _ = plan.Gemm
+var _ = strings.Join

@@ -1,0 +1,194 @@
+package cuda
+
+// gemvSmem is the shared memory of the GEMV path: the staged A rows, the
+// per-warp partial sums (up to 12 warps), the tile's sums, its columns and
+// vector flags.
+const (
+	gemvAsFloats  = gemvMR * gemvKC
+	gemvRedFloats = 12 * gemvMR * gemvTN
+	gemvResFloats = gemvMR * gemvTN
+)
+
+// gemvMaxRows is the most rows per unit the GEMV path takes; more go to
+// the tensor cores when the operands allow.
+const gemvMaxRows = 16
+
+// chunk is the rows of one GEMV pass: 8, or 4 for blocks of more than 256
+// threads, whose register budget is smaller.
+func (g *gemmModel) chunk() int {
+	if g.k.nt > 256 {
+		return 4
+	}
+	return gemvMR
+}
+
+// gridSetup writes the split and block numbering: a GEMV launch's z axis
+// is the split-K index, otherwise every grid axis numbers blocks.
+func (g *gemmModel) gridSetup(w *writer, split bool) {
+	if split {
+		w.line("const int nsplit = gridDim.z, sp = blockIdx.z;")
+		w.line("const i64 nblk = (i64)gridDim.x * gridDim.y, bid = blockIdx.x + (i64)gridDim.x * blockIdx.y;")
+	} else {
+		w.line("const int nsplit = 1, sp = 0;")
+		w.line("const i64 nblk = (i64)gridDim.x * gridDim.y * gridDim.z, bid = blockIdx.x + (i64)gridDim.x * (blockIdx.y + (i64)gridDim.y * blockIdx.z);")
+	}
+}
+
+// tileLoop opens the grid-stride loop over GEMV work items (unit, row
+// chunk of gemvMR rows, tile) and computes the tile's columns into scol.
+func (g *gemmModel) tileLoop(w *writer) error {
+	k := g.k
+	w.line("const i64 UB = %s, MR_ = %s;", g.units(), g.rows())
+	w.line("const i64 ntile = @BODY@_ntiles%d(%s);", gemvTN, k.dimArgs())
+	mrc := g.chunk()
+	w.line("const i64 nrc = (MR_ + %d) / %d;", mrc-1, mrc)
+	w.open("for (i64 item = bid; item < UB * nrc * ntile; item += nblk) {")
+	w.line("const i64 t = item %% ntile, rest = item / ntile, rc = rest %% nrc, ub = rest / nrc;")
+	w.line("const i64 r0 = rc * %d;", mrc)
+	w.line("const int mr = (int)fz_min64(%d, MR_ - r0);", mrc)
+	w.line("i64 u;")
+	w.line("const int seg = @BODY@_tile%d(t, &u, %s);", gemvTN, k.dimArgs())
+	batch := g.unitBatch(w, ixv("ub"))
+	kl, err := g.kLen(batch)
+	if err != nil {
+		return err
+	}
+	nl, err := g.nLen(batch)
+	if err != nil {
+		return err
+	}
+	w.line("const i64 kv = %s, nv = %s;", kl, nl)
+	w.line("__syncthreads();")
+	w.open("if (threadIdx.x < %d) {", gemvTN)
+	w.line("const i64 c = @BODY@_col%d(seg, u, threadIdx.x, %s);", gemvTN, k.dimArgs())
+	w.line("scol[threadIdx.x] = c < nv ? c : -1;")
+	w.close()
+	w.line("__syncthreads();")
+	w.open("if (threadIdx.x < %d) {", gemvTN/8)
+	w.line("bool ok = true;")
+	w.line("for (int i = 0; i < 8; i++) ok = ok && scol[threadIdx.x * 8 + i] >= 0 && scol[threadIdx.x * 8 + i] == scol[threadIdx.x * 8] + i;")
+	w.line("svec[threadIdx.x] = ok && (scol[threadIdx.x * 8] & 7) == 0;")
+	w.close()
+	w.line("__syncthreads();")
+	return nil
+}
+
+// emitTileEpilogue runs the epilogue of a GEMV tile whose sums are in
+// res[m * gemvTN + slot], for rows r0 .. r0+mr-1.
+func (g *gemmModel) emitTileEpilogue(w *writer) error {
+	ep := g.epi
+	w.open("switch (seg) {")
+	for si := range ep.segs {
+		sg := &ep.segs[si]
+		wd := sg.width(gemvTN)
+		w.open("case %d: {", si)
+		w.open("for (int e = threadIdx.x; e < mr * %d; e += blockDim.x) {", wd)
+		w.line("const int m = e / %d, j = e %% %d;", wd, wd)
+		w.line("const i64 beta = u * %d + j;", wd)
+		nb := ixc(sg.bases())
+		if sg.symN {
+			nb = ixp(g.n)
+		}
+		w.line("if (beta >= %s) continue;", nb)
+		w.line("const i64 c0 = %s;", sg.colOf(ixv("beta")))
+		w.line("float ev[%d];", len(sg.offs))
+		for q := range sg.offs {
+			w.line("ev[%d] = res[m * %d + %d + j];", q, gemvTN, int64(q)*wd)
+		}
+		w.line("@BODY@_epi%d(%s, ub, r0 + m, c0, ev, nv);", si, g.k.bodyArgs())
+		w.close()
+		w.line("break;")
+		w.close()
+	}
+	w.close()
+	return nil
+}
+
+// mainBody is the first entry: the matmul and, without split-K, the
+// epilogue; with split-K, the partial sums go to the workspace.
+func (g *gemmModel) mainBody(split bool) (string, error) {
+	k := g.k
+	_ = k
+	var w writer
+	w.indent = 1
+	w.line("__shared__ __align__(128) float smem[%d];", max(gemvAsFloats+gemvRedFloats+gemvResFloats, mmaSmemBytes/4))
+	w.line("__shared__ i64 scol[%d];", max(gemvTN, mmaBN))
+	w.line("__shared__ int svec[%d];", gemvTN/8)
+	w.line("float* As = smem; float* red = smem + %d; float* res = red + %d;", gemvAsFloats, gemvRedFloats)
+	g.gridSetup(&w, split)
+	if g.mmaAble() {
+		cond, err := g.mmaCondition(&w)
+		if err != nil {
+			return "", err
+		}
+		w.open("if (%s > %d && %s) {", g.rows(), gemvMaxRows, cond)
+		w.line("__shared__ const u16* sArow[%d];", mmaBM)
+		w.line("__shared__ const u16* sBrow[%d];", mmaBN)
+		w.line("if (sp == 0) @BODY@_mma(%s, bid, nblk, (u16*)smem, sArow, sBrow, scol);", k.bodyArgs())
+		w.line("return;")
+		w.close()
+	}
+	if err := g.tileLoop(&w); err != nil {
+		return "", err
+	}
+	w.line("const i64 kper = ((kv + nsplit - 1) / nsplit + 7) / 8 * 8;")
+	w.line("const i64 k0 = fz_min64(kv, sp * kper), k1 = fz_min64(kv, k0 + kper);")
+	w.line("const int mrp = mr <= 1 ? 1 : mr <= 2 ? 2 : mr <= 4 ? 4 : 8;")
+	w.open("switch (mrp) {")
+	for mr := 1; mr <= g.chunk(); mr *= 2 {
+		w.line("case %d: @BODY@_gemv<%d>(%s, ub, r0, mr, k0, k1, scol, svec, As, red, res); break;", mr, mr, k.bodyArgs())
+	}
+	w.close()
+	w.open("if (nsplit > 1) {")
+	w.line("float* ws = fz_workspace + (i64)sp * %s;", ixp(g.workspacePerSplit()))
+	w.open("for (int e = threadIdx.x; e < mr * %d; e += blockDim.x) {", gemvTN)
+	w.line("const int m = e / %d, s = e %% %d;", gemvTN, gemvTN)
+	w.line("if (scol[s] >= 0) ws[((ub * MR_) + r0 + m) * %s + scol[s]] = res[m * %d + s];", ixp(g.n), gemvTN)
+	w.close()
+	w.line("continue;")
+	w.close()
+	if err := g.emitTileEpilogue(&w); err != nil {
+		return "", err
+	}
+	w.close()
+	return w.String(), nil
+}
+
+// mergeBody is the second entry of a split-K GEMV: it sums the splits'
+// partials from the workspace and runs the epilogue, tile by tile.
+func (g *gemmModel) mergeBody(split bool) (string, error) {
+	var w writer
+	w.indent = 1
+	if !split {
+		w.line("// no split-K for this launch")
+		return w.String(), nil
+	}
+	w.line("__shared__ __align__(16) float res[%d];", gemvResFloats)
+	w.line("__shared__ i64 scol[%d];", gemvTN)
+	w.line("__shared__ int svec[%d];", gemvTN/8)
+	w.line("const int nsplit = gridDim.z;")
+	if g.mmaAble() {
+		cond, err := g.mmaCondition(&w)
+		if err != nil {
+			return "", err
+		}
+		w.line("if (%s > %d && %s) return;", g.rows(), gemvMaxRows, cond)
+	}
+	w.line("const i64 nblk = (i64)gridDim.x * gridDim.y * gridDim.z, bid = blockIdx.x + (i64)gridDim.x * (blockIdx.y + (i64)gridDim.y * blockIdx.z);")
+	w.line("if (nsplit <= 1) return;")
+	if err := g.tileLoop(&w); err != nil {
+		return "", err
+	}
+	w.open("for (int e = threadIdx.x; e < mr * %d; e += blockDim.x) {", gemvTN)
+	w.line("const int m = e / %d, s = e %% %d;", gemvTN, gemvTN)
+	w.line("float sum = 0.f;")
+	w.line("if (scol[s] >= 0) for (int q = 0; q < nsplit; q++) sum += fz_workspace[(i64)q * %s + ((ub * MR_) + r0 + m) * %s + scol[s]];", ixp(g.workspacePerSplit()), ixp(g.n))
+	w.line("res[e] = sum;")
+	w.close()
+	w.line("__syncthreads();")
+	if err := g.emitTileEpilogue(&w); err != nil {
+		return "", err
+	}
+	w.close()
+	return w.String(), nil
+}

@@ -1,0 +1,284 @@
+package cuda
+
+import (
+	"fmt"
+	"strings"
+)
+
+// dimSig and dimArgs are the dim parameters of helper functions.
+func (k *kgen) dimSig() string {
+	var ps []string
+	for _, d := range k.g.Dims {
+		ps = append(ps, "i64 "+dimParam(d))
+	}
+	return strings.Join(ps, ", ")
+}
+
+func (k *kgen) dimArgs() string {
+	var ps []string
+	for _, d := range k.g.Dims {
+		ps = append(ps, dimParam(d))
+	}
+	return strings.Join(ps, ", ")
+}
+
+// bodyArgs are the body-level names of the kernel parameters, to pass to
+// helper functions taking the body signature.
+func (k *kgen) bodyArgs() string {
+	var as []string
+	for i, p := range k.params {
+		if p.Value == nil {
+			as = append(as, dimParam(p.Dim))
+		} else {
+			as = append(as, fmt.Sprintf("p%d", i))
+		}
+	}
+	return strings.Join(as, ", ")
+}
+
+// emitHelpers writes the tile enumeration of the epilogue's segments for
+// GEMV (gemvTN slots) and tensor-core (mmaBN slots) tiles, and the GEMV
+// tile functions.
+func (g *gemmModel) emitHelpers(w *writer) error {
+	k := g.k
+	n := ixp(g.n)
+	for _, tn := range []int{gemvTN, mmaBN} {
+		w.open("FZ_DEV i64 @BODY@_ntiles%d(%s) {", tn, k.dimSig())
+		total := ixc(0)
+		for i := range g.epi.segs {
+			total = ixAdd(total, g.epi.segs[i].tiles(tn, n))
+		}
+		w.line("return %s;", total)
+		w.close()
+		w.open("FZ_DEV int @BODY@_tile%d(i64 t, i64* u, %s) {", tn, k.dimSig())
+		for i := range g.epi.segs {
+			w.line("if (t < %s) { *u = t; return %d; }", g.epi.segs[i].tiles(tn, n), i)
+			w.line("t -= %s;", g.epi.segs[i].tiles(tn, n))
+		}
+		w.line("*u = 0;")
+		w.line("return -1;")
+		w.close()
+		w.open("FZ_DEV i64 @BODY@_col%d(int seg, i64 u, int s, %s) {", tn, k.dimSig())
+		w.open("switch (seg) {")
+		for i := range g.epi.segs {
+			sg := &g.epi.segs[i]
+			wd := sg.width(tn)
+			w.open("case %d: {", i)
+			w.line("const int q = s / %d, j = s %% %d;", wd, wd)
+			w.line("if (q >= %d) return -1;", len(sg.offs))
+			w.line("const i64 beta = u * %d + j;", wd)
+			nb := ixc(sg.bases())
+			if sg.symN {
+				nb = n
+			}
+			w.line("if (beta >= %s) return -1;", nb)
+			var offs []string
+			for _, o := range sg.offs {
+				offs = append(offs, intLit(o))
+			}
+			w.line("const i64 offs[%d] = {%s};", len(offs), strings.Join(offs, ", "))
+			w.line("return %s + offs[q];", sg.colOf(ixv("beta")))
+			w.close()
+		}
+		w.close()
+		w.line("return -1;")
+		w.close()
+	}
+	if err := g.emitSegmentFuncs(w); err != nil {
+		return err
+	}
+	if err := g.emitGemvTile(w); err != nil {
+		return err
+	}
+	if g.mmaAble() {
+		if err := g.emitMmaTile(w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// emitStageA writes the staging of rows r0..r0+MR-1, positions kc..kc+kl-1
+// of the left operand into As[MR][gemvKC] as f32 (zeros past mr and kl).
+func (g *gemmModel) emitStageA(w *writer) error {
+	k := g.k
+	w.open("for (int e = threadIdx.x; e < MR * %d; e += blockDim.x) {", gemvKC/8)
+	w.line("const int m = e / %d, c8 = (e %% %d) * 8;", gemvKC/8, gemvKC/8)
+	w.line("float v[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};")
+	w.open("if (m < mr && c8 < kl) {")
+	coords := g.coords(w, "ar", ixv("ub"), ixAdd(ixv("r0"), ixv("m")))
+	batch := coords[:len(coords)-1]
+	idx := g.operandIndex(g.a, batch, [2]ix{coords[len(coords)-1], ixv("kq0")})
+	w.line("const i64 kq0 = kc + c8;")
+	if g.aK {
+		idx0 := g.operandIndex(g.a, batch, [2]ix{coords[len(coords)-1], ixc(0)})
+		base, err := k.addr(g.a, idx0)
+		if err != nil {
+			return err
+		}
+		w.line("const %s* ap = %s;", ctype(g.av.dt), base)
+		w.line("if (c8 + 8 <= kl && fz_aligned(ap + kq0, %d)) fz_ld8_%s(v, ap + kq0);", vecAlign(g.av.dt), dsuf(g.av.dt))
+		w.line("else for (int i = 0; i < 8 && c8 + i < kl; i++) v[i] = fz_ld_%s(ap + kq0 + i);", dsuf(g.av.dt))
+	} else {
+		idx[len(idx)-1] = ixv("(kq0 + i)")
+		a, err := k.addr(g.a, idx)
+		if err != nil {
+			return err
+		}
+		w.line("for (int i = 0; i < 8 && c8 + i < kl; i++) v[i] = fz_ld_%s(%s);", dsuf(g.av.dt), a)
+	}
+	w.close()
+	w.line("float4* dst = (float4*)(As + m * %d + c8);", gemvKC)
+	w.line("dst[0] = make_float4(v[0], v[1], v[2], v[3]); dst[1] = make_float4(v[4], v[5], v[6], v[7]);")
+	w.close()
+	return nil
+}
+
+// emitGemvTile writes the GEMV tile function: MR rows (a template
+// parameter) of one tile of gemvTN slots (columns scol) over positions
+// [k0, k1) of K, leaving the sums in res[MR][gemvTN].
+func (g *gemmModel) emitGemvTile(w *writer) error {
+	k := g.k
+	w.line("template <int MR>")
+	w.open("FZ_DEV void @BODY@_gemv(%s, const i64 ub, const i64 r0, const int mr, const i64 k0, const i64 k1, const i64* scol, const int* svec, float* As, float* red, float* res) {", k.signature(false))
+	w.line("const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5, nw = blockDim.x >> 5;")
+	ub := g.unitBatch(w, ixv("ub"))
+	bIdx := func(kk, nn ix) []ix { return g.operandIndex(g.b, ub, [2]ix{kk, nn}) }
+	bt := ctype(g.bv.dt)
+	bs := dsuf(g.bv.dt)
+	if g.bK {
+		// Transposed right operand: a warp per slot streams its K-contiguous
+		// row with 16-byte loads.
+		w.line("constexpr int SPW = %d / 8;", gemvTN)
+		w.line("float acc[MR][SPW];")
+		w.line("#pragma unroll")
+		w.line("for (int m = 0; m < MR; m++)")
+		w.line("#pragma unroll")
+		w.line("  for (int i = 0; i < SPW; i++) acc[m][i] = 0.f;")
+		w.line("const %s* bcol[SPW];", bt)
+		w.line("bool bvec[SPW];")
+		w.line("#pragma unroll")
+		w.open("for (int i = 0; i < SPW; i++) {")
+		w.line("const i64 n = scol[wid + i * nw < %d ? wid + i * nw : 0];", gemvTN)
+		base, err := k.addr(g.b, bIdx(ixc(0), ixv("fz_max64(n, 0)")))
+		if err != nil {
+			return err
+		}
+		w.line("bcol[i] = %s;", base)
+		w.line("bvec[i] = n >= 0 && wid + i * nw < %d && fz_aligned(bcol[i] + k0, %d);", gemvTN, vecAlign(g.bv.dt))
+		w.close()
+		w.open("for (i64 kc = k0; kc < k1; kc += %d) {", gemvKC)
+		w.line("const int kl = (int)fz_min64(%d, k1 - kc);", gemvKC)
+		w.line("__syncthreads();")
+		if err := g.emitStageA(w); err != nil {
+			return err
+		}
+		w.line("__syncthreads();")
+		w.open("for (int kk = lane * 8; kk < kl; kk += 256) {")
+		w.line("float a[MR][8];")
+		w.line("#pragma unroll")
+		w.open("for (int m = 0; m < MR; m++) {")
+		w.line("const float4 x0 = *(const float4*)(As + m * %d + kk), x1 = *(const float4*)(As + m * %d + kk + 4);", gemvKC, gemvKC)
+		w.line("a[m][0] = x0.x; a[m][1] = x0.y; a[m][2] = x0.z; a[m][3] = x0.w; a[m][4] = x1.x; a[m][5] = x1.y; a[m][6] = x1.z; a[m][7] = x1.w;")
+		w.close()
+		w.line("#pragma unroll")
+		w.open("for (int i = 0; i < SPW; i++) {")
+		w.line("if (wid + i * nw >= %d || scol[wid + i * nw] < 0) continue;", gemvTN)
+		w.line("float b[8];")
+		w.line("if (bvec[i] && kk + 8 <= kl) fz_ld8_%s(b, bcol[i] + kc + kk);", bs)
+		w.line("else for (int j = 0; j < 8; j++) b[j] = kk + j < kl ? fz_ld_%s(bcol[i] + kc + kk + j) : 0.f;", bs)
+		w.line("#pragma unroll")
+		w.line("for (int m = 0; m < MR; m++)")
+		w.line("#pragma unroll")
+		w.line("  for (int j = 0; j < 8; j++) acc[m][i] = fmaf(a[m][j], b[j], acc[m][i]);")
+		w.close()
+		w.close()
+		w.close()
+		w.line("#pragma unroll")
+		w.open("for (int i = 0; i < SPW; i++) {")
+		w.line("#pragma unroll")
+		w.open("for (int m = 0; m < MR; m++) {")
+		w.line("const float v = fz_warp_sum(acc[m][i]);")
+		w.line("if (lane == 0 && wid + i * nw < %d) res[m * %d + wid + i * nw] = v;", gemvTN, gemvTN)
+		w.close()
+		w.close()
+		w.line("__syncthreads();")
+		w.close()
+		return nil
+	}
+	// Row-major right operand: each thread owns 8 slots (gi) and strides
+	// over K in steps of 8 rows.
+	w.line("const int gi = tid & 3, kq = tid >> 2, nkq = blockDim.x >> 2;")
+	w.line("float acc[MR][8];")
+	w.line("#pragma unroll")
+	w.line("for (int m = 0; m < MR; m++)")
+	w.line("#pragma unroll")
+	w.line("  for (int c = 0; c < 8; c++) acc[m][c] = 0.f;")
+	w.line("i64 col[8];")
+	w.line("#pragma unroll")
+	w.line("for (int c = 0; c < 8; c++) col[c] = scol[gi * 8 + c];")
+	w.line("const bool vec = svec[gi] != 0;")
+	w.open("for (i64 kc = k0; kc < k1; kc += %d) {", gemvKC)
+	w.line("const int kl = (int)fz_min64(%d, k1 - kc);", gemvKC)
+	w.line("__syncthreads();")
+	if err := g.emitStageA(w); err != nil {
+		return err
+	}
+	w.line("__syncthreads();")
+	w.open("for (int kb = kq; kb * 8 < kl; kb += nkq) {")
+	w.line("#pragma unroll")
+	w.open("for (int i = 0; i < 8; i++) {")
+	w.line("const i64 kr = kc + kb * 8 + i;")
+	w.line("float b[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};")
+	w.open("if (kr < k1) {")
+	if g.bN {
+		row, err := k.addr(g.b, bIdx(ixv("kr"), ixc(0)))
+		if err != nil {
+			return err
+		}
+		w.line("const %s* br = %s;", bt, row)
+		w.line("if (vec && fz_aligned(br + col[0], %d)) fz_ld8_%s(b, br + col[0]);", vecAlign(g.bv.dt), bs)
+		w.line("else for (int c = 0; c < 8; c++) b[c] = col[c] >= 0 ? fz_ld_%s(br + col[c]) : 0.f;", bs)
+	} else {
+		a, err := k.addr(g.b, bIdx(ixv("kr"), ixv("col[c]")))
+		if err != nil {
+			return err
+		}
+		w.line("for (int c = 0; c < 8; c++) b[c] = col[c] >= 0 ? fz_ld_%s(%s) : 0.f;", bs, a)
+	}
+	w.close()
+	w.line("#pragma unroll")
+	w.open("for (int m = 0; m < MR; m++) {")
+	w.line("const float a = As[m * %d + kb * 8 + i];", gemvKC)
+	w.line("#pragma unroll")
+	w.line("for (int c = 0; c < 8; c++) acc[m][c] = fmaf(a, b[c], acc[m][c]);")
+	w.close()
+	w.close()
+	w.close()
+	w.close()
+	// Sum the K lanes: shuffles within the warp, then across warps.
+	w.line("#pragma unroll")
+	w.line("for (int m = 0; m < MR; m++)")
+	w.line("#pragma unroll")
+	w.open("  for (int c = 0; c < 8; c++) {")
+	w.line("float v = acc[m][c];")
+	w.line("v += __shfl_xor_sync(0xffffffffu, v, 4); v += __shfl_xor_sync(0xffffffffu, v, 8); v += __shfl_xor_sync(0xffffffffu, v, 16);")
+	w.line("acc[m][c] = v;")
+	w.close()
+	w.line("__syncthreads();")
+	w.line("if (lane < 4)")
+	w.line("#pragma unroll")
+	w.line("  for (int m = 0; m < MR; m++)")
+	w.line("#pragma unroll")
+	w.line("    for (int c = 0; c < 8; c++) red[(wid * MR + m) * %d + lane * 8 + c] = acc[m][c];", gemvTN)
+	w.line("__syncthreads();")
+	w.open("for (int e = tid; e < MR * %d; e += blockDim.x) {", gemvTN)
+	w.line("const int m = e / %d, s = e %% %d;", gemvTN, gemvTN)
+	w.line("float sum = 0.f;")
+	w.line("for (int q = 0; q < nw; q++) sum += red[(q * MR + m) * %d + s];", gemvTN)
+	w.line("res[e] = sum;")
+	w.close()
+	w.line("__syncthreads();")
+	w.close()
+	return nil
+}

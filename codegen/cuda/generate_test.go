@@ -1,0 +1,133 @@
+package cuda
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/fuser-dev/fuser/internal/golden"
+	"github.com/fuser-dev/fuser/plan"
+)
+
+// TestGenerateAll generates the module of every spec, fused and unfused,
+// at every test binding: it must succeed, include no header, and define
+// every entry of every kernel once.
+func TestGenerateAll(t *testing.T) {
+	for _, c := range testConfigs(t) {
+		m, err := Generate(c.plan_)
+		if err != nil {
+			t.Errorf("%s: %v", c, err)
+			continue
+		}
+		if strings.Contains(m.Source, "#include") {
+			t.Errorf("%s: the source includes a header", c)
+		}
+		if len(m.Kernels) != len(c.plan_.Kernels) {
+			t.Errorf("%s: %d kernels for %d in the plan", c, len(m.Kernels), len(c.plan_.Kernels))
+		}
+		for i, k := range m.Kernels {
+			pk := c.plan_.Kernels[i]
+			if k.Name != pk.Name || len(k.Entries) == 0 || k.Entries[0] != pk.Name && pk.Strategy != plan.Attention {
+				t.Errorf("%s: kernel %d is %q with entries %v", c, i, k.Name, k.Entries)
+			}
+			want := 1
+			if pk.Launch != nil {
+				want = pk.Launch.Launches
+			}
+			if len(k.Entries) != want {
+				t.Errorf("%s: kernel %s has entries %v, its launch %d launches", c, k.Name, k.Entries, want)
+			}
+			for _, e := range k.Entries {
+				if n := strings.Count(m.Source, " "+e+"("); n != 1 {
+					t.Errorf("%s: entry %s is defined %d times", c, e, n)
+				}
+			}
+			if k.Block <= 0 || k.Hash == "" {
+				t.Errorf("%s: kernel %s has block %d, hash %q", c, k.Name, k.Block, k.Hash)
+			}
+		}
+	}
+}
+
+// TestDedup checks that identical kernels share one body: the two RMSNorm
+// kernels of a Llama layer differ only in their names and buffers.
+func TestDedup(t *testing.T) {
+	c := findConfig(t, "llama3_8b", "fused", 3)
+	m, err := Generate(c.plan_)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Kernels[0].Hash != m.Kernels[4].Hash {
+		t.Errorf("the RMSNorm kernels have hashes %s and %s", m.Kernels[0].Hash, m.Kernels[4].Hash)
+	}
+	if n := strings.Count(m.Source, "FZ_DEV void fzb_"+m.Kernels[0].Hash+"("); n != 1 {
+		t.Errorf("the shared body is defined %d times", n)
+	}
+}
+
+// TestDeterministic checks that generating twice gives the same source.
+func TestDeterministic(t *testing.T) {
+	c := findConfig(t, "paged_decode", "unfused", 3)
+	a, err := Generate(c.plan_)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Generate(c.plan_)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Source != b.Source {
+		t.Error("two generations differ")
+	}
+}
+
+// TestGolden compares representative kernels with testdata: the RMSNorm
+// row kernel, the GEMV with its SwiGLU epilogue and the split-KV decode
+// attention of the Llama-3-8B layer (run with -update to accept changes).
+func TestGolden(t *testing.T) {
+	c := findConfig(t, "llama3_8b", "fused", 3)
+	m, err := Generate(c.plan_)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ kernel, file string }{
+		{"k00_row_mul_mean_add_rsqrt", "rmsnorm.cu"},
+		{"k05_gemm_matmul_silu_mul", "gemv_swiglu.cu"},
+		{"k02_attention_attention", "decode_attention.cu"},
+	} {
+		golden.Check(t, "testdata/"+tc.file, kernelSource(t, m, tc.kernel))
+	}
+}
+
+// kernelSource extracts a kernel's body functions and entries from a
+// module's source.
+func kernelSource(t *testing.T, m *Module, name string) string {
+	t.Helper()
+	start := strings.Index(m.Source, "// body of "+name+"\n")
+	if start < 0 {
+		t.Fatalf("no body of %s", name)
+	}
+	rest := m.Source[start+1:]
+	end := len(rest)
+	for _, marker := range []string{"\n// body of ", "\n// entries"} {
+		if i := strings.Index(rest, marker); i >= 0 && i < end {
+			end = i
+		}
+	}
+	var entries []string
+	re := regexp.MustCompile(`(?m)^extern "C" .* ` + regexp.QuoteMeta(name) + `(_[a-z_]+)?\(.*$`)
+	entries = append(entries, re.FindAllString(m.Source, -1)...)
+	return m.Source[start:start+1+end] + "\n" + strings.Join(entries, "\n") + "\n"
+}
+
+// findConfig returns the test configuration of a spec and plan at S.
+func findConfig(t *testing.T, spec, pl string, s int64) testConfig {
+	t.Helper()
+	for _, c := range testConfigs(t) {
+		if c.spec == spec && c.plan == pl && c.dims["S"] == s {
+			return c
+		}
+	}
+	t.Fatalf("no config %s %s S=%d", spec, pl, s)
+	return testConfig{}
+}

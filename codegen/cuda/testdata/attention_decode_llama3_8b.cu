@@ -1,0 +1,477 @@
+// ---- attention: FlashAttention-2 prefill and split-KV Flash-Decoding on
+// mma.sync m16n8k16, the merge of the splits (codegen/cuda/attention_flash*) ----
+FZ_DEV float fz_att_ex2(float x) { float y; asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }
+// fz_att_tanh is tanh through one ex2 (absolute error about 1e-7).
+FZ_DEV float fz_att_tanh(float x) {
+  const float e = fz_att_ex2(-2.8853900817779268f * fabsf(x));
+  return copysignf(__fdividef(1.f - e, 1.f + e), x);
+}
+template <bool BF> FZ_DEV void fz_att_mma(float* d, const u32* a, const u32* b) {
+  if (BF) fz_mma_bf16(d, a, b); else fz_mma_f16(d, a, b);
+}
+template <bool BF> FZ_DEV u32 fz_att_pack(float lo, float hi) { return BF ? fz_pack_bf16(lo, hi) : fz_pack_f16(lo, hi); }
+// fz_att_ldsm4 is ldmatrix .x4 (.trans when trans) at shared address a.
+FZ_DEV void fz_att_ldsm4(u32* r, u32 a, bool trans) {
+  if (trans) asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];" : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
+  else asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];" : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
+}
+// fz_att_ld2 is elements d and d + 1 of a row of DH 16-bit values as one
+// packed word: 0 past DH and for a null row.
+template <int DH> FZ_DEV u32 fz_att_ld2(const u16* p, int d) {
+  if (p == 0 || d >= DH) return 0u;
+  if (DH % 2 == 0 && fz_aligned(p + d, 4)) return *(const u32*)(p + d);
+  const u32 lo = p[d], hi = d + 1 < DH ? (u32)p[d + 1] : 0u;
+  return lo | (hi << 16);
+}
+// fz_att_splits is the split count the partials of gridDim.x splits fit
+// in a workspace of cap floats (per floats a split): 1 means no partials.
+FZ_DEV i64 fz_att_splits(i64 per, i64 cap) {
+  const i64 n = per > 0 ? cap / per : (i64)gridDim.x;
+  return fz_max64(1, fz_min64((i64)gridDim.x, n));
+}
+
+// fz_att_tile stages keys j0 .. j0 + ROWS - 1 of the K (comp 0) or V
+// (comp 1) rows of sequence b, kv head g into s: 16-byte cp.async copies
+// (the caller commits the group), zeros for keys at jend or later and for
+// dims past DH; rows that are not 16-byte aligned are copied by the threads.
+template <int DH, int DP, int ROWS, int NT, class C>
+FZ_DEV void fz_att_tile(const C& c, u16* s, int comp, i64 b, i64 g, i64 npre, i64 j0, i64 jend) {
+  constexpr int CH = DP / 8, LDS = DP + 8;
+#pragma unroll 1
+  for (int e0 = 0; e0 < ROWS * CH; e0 += NT) {
+    const int e = e0 + (int)threadIdx.x;
+    if ((ROWS * CH) % NT == 0 || e < ROWS * CH) {
+      const int r = e / CH, ch = e - r * CH;
+      const i64 j = j0 + r;
+      const int n = DH - ch * 8 < 8 ? DH - ch * 8 : 8;
+      u16* dst = s + r * LDS + ch * 8;
+      const u16* src = j < jend && n > 0 ? c.row(comp, b, g, j, npre) + ch * 8 : (const u16*)0;
+      if (src != 0 && n == 8 && fz_aligned(src, 16)) {
+        fz_cp16b(dst, src, 16);
+      } else if (src == 0) {
+        *(uint4*)dst = make_uint4(0u, 0u, 0u, 0u);
+      } else {
+        u32 x[4];
+#pragma unroll
+        for (int i = 0; i < 4; i++) x[i] = (2 * i < n ? (u32)src[2 * i] : 0u) | ((2 * i + 1 < n ? (u32)src[2 * i + 1] : 0u) << 16);
+        *(uint4*)dst = make_uint4(x[0], x[1], x[2], x[3]);
+      }
+    }
+  }
+}
+
+// fz_att_qrows loads the A fragments of 16 query rows (row pointers q[0]
+// for the thread's row lane/4, q[1] for row lane/4 + 8; null rows read 0).
+template <int DH, int DP> FZ_DEV void fz_att_qrows(u32 (&qf)[DP / 16][4], const u16* const (&q)[2], int tq) {
+#pragma unroll
+  for (int kk = 0; kk < DP / 16; kk++) {
+    const int d = kk * 16 + tq * 2;
+    qf[kk][0] = fz_att_ld2<DH>(q[0], d);
+    qf[kk][1] = fz_att_ld2<DH>(q[1], d);
+    qf[kk][2] = fz_att_ld2<DH>(q[0], d + 8);
+    qf[kk][3] = fz_att_ld2<DH>(q[1], d + 8);
+  }
+}
+
+// fz_att_qk computes the raw scores s = q · k^T of 16 query rows against
+// the BC keys of the shared tile k.
+template <int DP, int BC, bool BF>
+FZ_DEV void fz_att_qk(float (&s)[BC / 8][4], const u32 (&qf)[DP / 16][4], const u16* k, int lane) {
+  constexpr int LDS = DP + 8;
+  const u32 base = fz_smem_addr(k + (((lane >> 4) << 3) + (lane & 7)) * LDS + (((lane >> 3) & 1) << 3));
+#pragma unroll
+  for (int n = 0; n < BC / 8; n++) { s[n][0] = 0.f; s[n][1] = 0.f; s[n][2] = 0.f; s[n][3] = 0.f; }
+#pragma unroll
+  for (int kk = 0; kk < DP / 16; kk++) {
+#pragma unroll
+    for (int np = 0; np < BC / 16; np++) {
+      u32 r[4];
+      fz_att_ldsm4(r, base + 2 * (np * 16 * LDS + kk * 16), false);
+      const u32 b0[2] = {r[0], r[1]}, b1[2] = {r[2], r[3]};
+      fz_att_mma<BF>(s[2 * np], qf[kk], b0);
+      fz_att_mma<BF>(s[2 * np + 1], qf[kk], b1);
+    }
+  }
+}
+
+// fz_att_online is one online-softmax step over a tile of keys k0 .. k0 +
+// BC - 1: the score modifier, the mask where mask is set (keys at jend or
+// later do not exist; pos are the thread's two query positions, and the
+// mask is a function of the distance query position - key position), the new
+// running max m (reduced over the quad sharing a row), the rescaling of l
+// and of the output o, and the probabilities as A fragments p for P·V.
+// l stays a per-thread partial sum until fz_att_lsum.
+template <int BC, int NO, bool BF, class C>
+FZ_DEV void fz_att_online(const C& c, float (&s)[BC / 8][4], float (&m)[2], float (&l)[2], float (&o)[NO][4],
+                          u32 (&p)[BC / 16][4], const i64 (&pos)[2], i64 k0, i64 jend, bool mask, int tq) {
+  // The mask in tile-relative ints: the distance of the query to the
+  // tile's first key, clamped, and the keys of the tile that exist.
+  const i64 lim = 1 << 30;
+  const int d0 = (int)fz_max64(-lim, fz_min64(lim, pos[0] - k0)), d1 = (int)fz_max64(-lim, fz_min64(lim, pos[1] - k0));
+  const int nk = (int)fz_min64(BC, jend - k0);
+#pragma unroll
+  for (int n = 0; n < BC / 8; n++) {
+#pragma unroll
+    for (int e = 0; e < 4; e++) {
+      float x = c.smod(s[n][e]);
+      if (mask) {
+        const int jj = n * 8 + tq * 2 + (e & 1);
+        if (jj >= nk || !c.visible((e >> 1 ? d1 : d0) - jj)) x = -FZ_INF;
+      }
+      s[n][e] = x;
+    }
+  }
+#pragma unroll
+  for (int h = 0; h < 2; h++) {
+    float mx = m[h];
+#pragma unroll
+    for (int n = 0; n < BC / 8; n++) mx = fmaxf(mx, fmaxf(s[n][2 * h], s[n][2 * h + 1]));
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+    const float mu = mx == -FZ_INF ? 0.f : mx;
+    const float alpha = fz_att_ex2(m[h] - mu);
+    m[h] = mx;
+    float sum = 0.f;
+#pragma unroll
+    for (int n = 0; n < BC / 8; n++) {
+      s[n][2 * h] = fz_att_ex2(s[n][2 * h] - mu);
+      s[n][2 * h + 1] = fz_att_ex2(s[n][2 * h + 1] - mu);
+      sum += s[n][2 * h] + s[n][2 * h + 1];
+    }
+    l[h] = l[h] * alpha + sum;
+#pragma unroll
+    for (int i = 0; i < NO; i++) { o[i][2 * h] *= alpha; o[i][2 * h + 1] *= alpha; }
+  }
+#pragma unroll
+  for (int kk = 0; kk < BC / 16; kk++) {
+    p[kk][0] = fz_att_pack<BF>(s[2 * kk][0], s[2 * kk][1]);
+    p[kk][1] = fz_att_pack<BF>(s[2 * kk][2], s[2 * kk][3]);
+    p[kk][2] = fz_att_pack<BF>(s[2 * kk + 1][0], s[2 * kk + 1][1]);
+    p[kk][3] = fz_att_pack<BF>(s[2 * kk + 1][2], s[2 * kk + 1][3]);
+  }
+}
+
+// fz_att_pv accumulates o += p · v for NP pairs of n8 tiles of the head dim
+// (16 dims each): pairs pr0, pr0 + step, ...; pairs past the head dim are
+// skipped (warp-uniform).
+template <int DP, int BC, int NP, bool BF>
+FZ_DEV void fz_att_pv(float (&o)[2 * NP][4], const u32 (&p)[BC / 16][4], const u16* v, int lane, int pr0, int step) {
+  constexpr int LDS = DP + 8;
+  const u32 base = fz_smem_addr(v + ((lane & 7) + (((lane >> 3) & 1) << 3)) * LDS + pr0 * 16 + ((lane >> 4) << 3));
+#pragma unroll
+  for (int kk = 0; kk < BC / 16; kk++) {
+#pragma unroll
+    for (int i = 0; i < NP; i++) {
+      if (pr0 + i * step >= DP / 16) continue;
+      u32 r[4];
+      fz_att_ldsm4(r, base + 2 * (kk * 16 * LDS + i * step * 16), true);
+      const u32 b0[2] = {r[0], r[1]}, b1[2] = {r[2], r[3]};
+      fz_att_mma<BF>(o[2 * i], p[kk], b0);
+      fz_att_mma<BF>(o[2 * i + 1], p[kk], b1);
+    }
+  }
+}
+
+// fz_att_lsum completes the row sums l over the quad sharing each row.
+FZ_DEV void fz_att_lsum(float (&l)[2]) {
+#pragma unroll
+  for (int h = 0; h < 2; h++) {
+    l[h] += __shfl_xor_sync(0xffffffffu, l[h], 1);
+    l[h] += __shfl_xor_sync(0xffffffffu, l[h], 2);
+  }
+}
+
+// fz_att_decode is split-KV Flash-Decoding. Block (split sp, kv head g,
+// sequence b) takes the query rows of the head group, GRP heads × S
+// queries (16 at a time: one m16 tile, normally all of them), against its
+// chunk of the keys the rows can see: chunk = ceil(visible / splits) keys
+// from the first visible one, splits = gridDim.x (capped so that the
+// partials fit the workspace). K and V tiles of BC keys stream through a
+// double-buffered cp.async pipeline; every warp computes the scores and
+// the online softmax of the whole tile (the same values in every warp) and
+// accumulates P·V for its own pairs of n8 tiles of the head dim. With one
+// split the block writes the output; otherwise each row's partial
+// (m, l, unnormalised o) goes to ws, [b][g][split][row][2 + DH] floats, for
+// fz_att_merge. An empty split writes m = -inf, l = 0, o = 0.
+template <int DH, int DP, int BC, int NT, bool BF, class C>
+FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
+  constexpr int NW = NT / 32, NKS = DP / 16, NPAIR = DP / 16, PPW = (NPAIR + NW - 1) / NW, LDS = DP + 8;
+  __shared__ __align__(16) u16 sK[2][BC * LDS];
+  __shared__ __align__(16) u16 sV[2][BC * LDS];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, gr = lane >> 2, tq = lane & 3;
+  const i64 B = c.nb(), G = c.ng(), S = c.nsq(), R = (i64)C::GRP * S;
+  if (R == 0) return;
+  const i64 nsp = fz_att_splits(B * G * R * (DH + 2), cap);
+  const i64 sp = blockIdx.x;
+  if (sp >= nsp) return;
+  for (i64 b = blockIdx.z; b < B; b += gridDim.z) {
+    for (i64 g = blockIdx.y; g < G; g += gridDim.y) {
+      const i64 npre = c.npre(b, g), ntot = npre + c.nown(b, g);
+      i64 lo, hi;
+      c.kbounds(ntot - S, ntot - 1, ntot, lo, hi);
+      const i64 chunk = (hi - lo + nsp - 1) / nsp;
+      const i64 j0 = fz_min64(hi, lo + sp * chunk), j1 = fz_min64(hi, j0 + chunk);
+      const int ntile = (int)((j1 - j0 + BC - 1) / BC);
+      for (i64 rt = 0; rt < R; rt += 16) {
+        i64 pos[2];
+        u32 qf[NKS][4];
+        {
+          const u16* q[2];
+#pragma unroll
+          for (int h = 0; h < 2; h++) {
+            const i64 r = rt + gr + 8 * h, rr = r < R ? r : R - 1;
+            const i64 i = rr % S;
+            pos[h] = ntot - S + i;
+            q[h] = r < R ? c.qrow(b, g * C::GRP + rr / S, i) : (const u16*)0;
+          }
+          fz_att_qrows<DH, DP>(qf, q, tq);
+        }
+        float o[2 * PPW][4], m[2] = {-FZ_INF, -FZ_INF}, l[2] = {0.f, 0.f};
+#pragma unroll
+        for (int i = 0; i < 2 * PPW; i++) { o[i][0] = 0.f; o[i][1] = 0.f; o[i][2] = 0.f; o[i][3] = 0.f; }
+        if (ntile > 0) {
+          fz_att_tile<DH, DP, BC, NT>(c, sK[0], 0, b, g, npre, j0, j1);
+          fz_att_tile<DH, DP, BC, NT>(c, sV[0], 1, b, g, npre, j0, j1);
+        }
+        fz_cp_commit();
+        for (int t = 0; t < ntile; t++) {
+          if (t + 1 < ntile) {
+            const i64 jn = j0 + (i64)(t + 1) * BC;
+            fz_att_tile<DH, DP, BC, NT>(c, sK[(t + 1) & 1], 0, b, g, npre, jn, j1);
+            fz_att_tile<DH, DP, BC, NT>(c, sV[(t + 1) & 1], 1, b, g, npre, jn, j1);
+          }
+          fz_cp_commit();
+          fz_cp_wait<1>();
+          __syncthreads();
+          const i64 k0 = j0 + (i64)t * BC;
+          float s[BC / 8][4];
+          u32 p[BC / 16][4];
+          fz_att_qk<DP, BC, BF>(s, qf, sK[t & 1], lane);
+          const bool mask = k0 + BC > j1 || c.tile_masked(ntot - S, ntot - 1, k0, k0 + BC);
+          fz_att_online<BC, 2 * PPW, BF>(c, s, m, l, o, p, pos, k0, j1, mask, tq);
+          fz_att_pv<DP, BC, PPW, BF>(o, p, sV[t & 1], lane, warp, NW);
+          __syncthreads();
+        }
+        fz_cp_wait<0>();
+        fz_att_lsum(l);
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+          const i64 r = rt + gr + 8 * h;
+          if (r >= R) continue;
+          const i64 hh = g * C::GRP + r / S, i = r % S;
+          float* pp = ws + (((b * G + g) * nsp + sp) * R + r) * (DH + 2);
+          const float inv = l[h] > 0.f ? 1.f / l[h] : 0.f;
+          if (nsp > 1 && warp == 0 && tq == 0) { pp[0] = m[h]; pp[1] = l[h]; }
+#pragma unroll
+          for (int k = 0; k < PPW; k++) {
+            const int pr = warp + k * NW;
+            if (pr >= NPAIR) continue;
+#pragma unroll
+            for (int half = 0; half < 2; half++) {
+              const int d = pr * 16 + half * 8 + tq * 2;
+              if (d >= DH) continue;
+              const float v0 = o[2 * k + half][2 * h], v1 = o[2 * k + half][2 * h + 1];
+              if (nsp == 1) {
+                c.ost2(b, hh, i, d, v0 * inv, v1 * inv);
+              } else {
+                pp[2 + d] = v0;
+                if (d + 1 < DH) pp[3 + d] = v1;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// fz_att_merge combines the splits' partials of every query row of the
+// (kv head, sequence) blocks with the log-sum-exp merge and writes the
+// output; the block's split index strides over the row elements. Nothing to
+// do when the decode entry ran without partials.
+template <int DH, int NT, class C>
+FZ_DEV void fz_att_merge(const C& c, const float* ws, i64 cap) {
+  const i64 B = c.nb(), G = c.ng(), S = c.nsq(), R = (i64)C::GRP * S;
+  if (R == 0) return;
+  const i64 nsp = fz_att_splits(B * G * R * (DH + 2), cap);
+  if (nsp <= 1) return;
+  for (i64 b = blockIdx.z; b < B; b += gridDim.z) {
+    for (i64 g = blockIdx.y; g < G; g += gridDim.y) {
+      const float* w = ws + (b * G + g) * nsp * R * (DH + 2);
+      for (i64 e = (i64)blockIdx.x * NT + threadIdx.x; e < R * DH; e += (i64)gridDim.x * NT) {
+        const i64 r = e / DH;
+        const int d = (int)(e - r * DH);
+        float mx = -FZ_INF;
+        for (i64 s = 0; s < nsp; s++) mx = fmaxf(mx, w[(s * R + r) * (DH + 2)]);
+        float l = 0.f, acc = 0.f;
+        if (mx != -FZ_INF) {
+          for (i64 s = 0; s < nsp; s++) {
+            const float* pp = w + (s * R + r) * (DH + 2);
+            const float f = fz_att_ex2(pp[0] - mx);
+            l += pp[1] * f;
+            acc += pp[2 + d] * f;
+          }
+        }
+        c.ost(b, g * C::GRP + r / S, r % S, d, l > 0.f ? acc / l : 0.f);
+      }
+    }
+  }
+}
+
+// fz_att_prefill is FlashAttention-2. Block (query tile, head h, sequence
+// b) takes query tiles of BR = 16 × warps / WPR rows (strided over
+// gridDim.x) against the key tiles the tile's rows can see (causal: up to
+// the diagonal tile; window: from the first query's window), BC keys at a
+// time: the K tile of the next step loads while P·V runs, the V tile while
+// the scores run. Each 16-row slice of the tile belongs to WPR warps, which
+// split the head dim of P·V between them (and each compute the slice's
+// scores: WPR > 1 keeps the output accumulators of large head dims in
+// registers). A warp skips the tiles none of its rows sees, and masks
+// element by element only in the tiles that cross a boundary.
+template <int DH, int DP, int BC, int NT, int WPR, bool BF, class C>
+FZ_DEV void fz_att_prefill(const C& c) {
+  constexpr int NW = NT / 32, BR = 16 * (NW / WPR), NKS = DP / 16, NPAIR = DP / 16, NP = (NPAIR + WPR - 1) / WPR, LDS = DP + 8;
+  __shared__ __align__(16) u16 sK[BC * LDS];
+  __shared__ __align__(16) u16 sV[BC * LDS];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, gr = lane >> 2, tq = lane & 3;
+  const int rw = warp / WPR, ds = warp % WPR;
+  const i64 B = c.nb(), H = c.nh(), S = c.nsq();
+  const i64 nqt = (S + BR - 1) / BR;
+  for (i64 b = blockIdx.z; b < B; b += gridDim.z) {
+    for (i64 h = blockIdx.y; h < H; h += gridDim.y) {
+      const i64 g = h / C::GRP;
+      const i64 npre = c.npre(b, g), ntot = npre + c.nown(b, g), p0 = ntot - S;
+      for (i64 qt = blockIdx.x; qt < nqt; qt += gridDim.x) {
+        const i64 q0 = qt * BR, qn = fz_min64(S - q0, BR);
+        i64 lo, hi;
+        c.kbounds(p0 + q0, p0 + q0 + qn - 1, ntot, lo, hi);
+        const i64 w0 = q0 + rw * 16, wl = fz_min64(w0 + 15, S - 1);
+        const bool rows = w0 < S;
+        i64 wlo = 0, whi = 0;
+        if (rows) c.kbounds(p0 + w0, p0 + wl, ntot, wlo, whi);
+        i64 pos[2];
+        u32 qf[NKS][4];
+        {
+          const u16* q[2];
+#pragma unroll
+          for (int hh = 0; hh < 2; hh++) {
+            const i64 i = w0 + gr + 8 * hh;
+            pos[hh] = p0 + (i < S ? i : S - 1);
+            q[hh] = i < S ? c.qrow(b, h, i) : (const u16*)0;
+          }
+          fz_att_qrows<DH, DP>(qf, q, tq);
+        }
+        float o[2 * NP][4], m[2] = {-FZ_INF, -FZ_INF}, l[2] = {0.f, 0.f};
+#pragma unroll
+        for (int i = 0; i < 2 * NP; i++) { o[i][0] = 0.f; o[i][1] = 0.f; o[i][2] = 0.f; o[i][3] = 0.f; }
+        u32 p[BC / 16][4];
+        const int ntile = (int)((hi - lo + BC - 1) / BC);
+        __syncthreads();
+        if (ntile > 0) fz_att_tile<DH, DP, BC, NT>(c, sK, 0, b, g, npre, lo, hi);
+        fz_cp_commit();
+        for (int t = 0; t < ntile; t++) {
+          const i64 k0 = lo + (i64)t * BC;
+          fz_cp_wait<0>();
+          __syncthreads();
+          fz_att_tile<DH, DP, BC, NT>(c, sV, 1, b, g, npre, k0, hi);
+          fz_cp_commit();
+          const bool act = rows && k0 < whi && k0 + BC > wlo;
+          if (act) {
+            float s[BC / 8][4];
+            fz_att_qk<DP, BC, BF>(s, qf, sK, lane);
+            const bool mask = k0 + BC > hi || c.tile_masked(p0 + w0, p0 + wl, k0, k0 + BC);
+            fz_att_online<BC, 2 * NP, BF>(c, s, m, l, o, p, pos, k0, hi, mask, tq);
+          }
+          fz_cp_wait<0>();
+          __syncthreads();
+          if (t + 1 < ntile) fz_att_tile<DH, DP, BC, NT>(c, sK, 0, b, g, npre, k0 + BC, hi);
+          fz_cp_commit();
+          if (act) fz_att_pv<DP, BC, NP, BF>(o, p, sV, lane, ds, WPR);
+        }
+        fz_cp_wait<0>();
+        fz_att_lsum(l);
+#pragma unroll
+        for (int hh = 0; hh < 2; hh++) {
+          const i64 i = w0 + gr + 8 * hh;
+          if (i >= S) continue;
+          const float inv = l[hh] > 0.f ? 1.f / l[hh] : 0.f;
+#pragma unroll
+          for (int k = 0; k < NP; k++) {
+            const int pr = ds + k * WPR;
+            if (pr >= NPAIR) continue;
+#pragma unroll
+            for (int half = 0; half < 2; half++) {
+              const int d = pr * 16 + half * 8 + tq * 2;
+              if (d < DH) c.ost2(b, h, i, d, o[2 * k + half][2 * hh] * inv, o[2 * k + half][2 * hh + 1] * inv);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// Scratch of split-K and split-KV partials, sized for the plan's launch.
+static __device__ float fz_workspace[70720];
+
+// body of k02_attention_attention
+struct fzb_bcefed9a6d19bd04_ctx {
+  const u16* p0;
+  const u16* p1;
+  u16* p2;
+  i64 dim_B;
+  i64 dim_S;
+  i64 dim_T;
+  static constexpr int GRP = 4;
+  // Batch, query heads, kv heads, queries per sequence.
+  __device__ __forceinline__ i64 nb() const { return dim_B; }
+  __device__ __forceinline__ i64 nh() const { return 32; }
+  __device__ __forceinline__ i64 ng() const { return 8; }
+  __device__ __forceinline__ i64 nsq() const { return dim_S; }
+  // Keys of sequence b: the shared prefix's, then its own.
+  __device__ __forceinline__ i64 npre(i64 b, i64 g) const { return 0; }
+  __device__ __forceinline__ i64 nown(i64 b, i64 g) const { return (dim_S + dim_T); }
+  // Row of key j (prefix keys first) of K (c = 0) or V (c = 1).
+  __device__ __forceinline__ const u16* row(int c, i64 b, i64 g, i64 j, i64 npre) const {
+    return c == 0 ? (const u16*)(p1 + (((b*(1024*dim_S + 1024*dim_T)) + (g*(128*dim_S + 128*dim_T))) + (j*128))) : (const u16*)(p1 + ((((1024*dim_B*dim_S + 1024*dim_B*dim_T) + (b*(1024*dim_S + 1024*dim_T))) + (g*(128*dim_S + 128*dim_T))) + (j*128)));
+  }
+  // Query i of head h, and the output stores.
+  __device__ __forceinline__ const u16* qrow(i64 b, i64 h, i64 i) const { return (const u16*)(p0 + (((b*(4096*dim_S)) + (h*128)) + (i*4096))); }
+  __device__ __forceinline__ void ost(i64 b, i64 h, i64 i, int d, float v) const { fz_st_bf16(p2 + ((((b*(4096*dim_S)) + (h*(128*dim_S))) + (i*128)) + d), v); }
+  __device__ __forceinline__ void ost2(i64 b, i64 h, i64 i, int d, float v0, float v1) const {
+    u16* p = p2 + ((((b*(4096*dim_S)) + (h*(128*dim_S))) + (i*128)) + d);
+    if (d + 1 < 128 && fz_aligned(p, 4)) { *(u32*)p = fz_pack_bf16(v0, v1); return; }
+    ost(b, h, i, d, v0);
+    if (d + 1 < 128) ost(b, h, i, d + 1, v1);
+  }
+  // Score modifier: softcap(score * scale), in log2 units.
+  __device__ __forceinline__ float smod(float s) const { return s * 0.127517432f; }
+  // Mask: whether a query sees a key delta positions before it (after it
+  // when negative); distances are clamped to +-2^30.
+  __device__ __forceinline__ bool visible(int delta) const { return delta >= 0; }
+  // The keys [lo, hi) queries at positions pmin..pmax can see among n.
+  __device__ __forceinline__ void kbounds(i64 pmin, i64 pmax, i64 n, i64& lo, i64& hi) const {
+    lo = 0; hi = n;
+    hi = fz_min64(hi, pmax + 1);
+    if (hi < lo) hi = lo;
+  }
+  // Whether some query at pmin..pmax does not see some key of [k0, k1).
+  __device__ __forceinline__ bool tile_masked(i64 pmin, i64 pmax, i64 k0, i64 k1) const { return k1 - 1 > pmin; }
+};
+FZ_DEV void fzb_bcefed9a6d19bd04(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
+  const fzb_bcefed9a6d19bd04_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
+  fz_att_decode<128, 128, 32, 128, true>(c, fz_workspace, (i64)(sizeof(fz_workspace) / sizeof(float)));
+}
+FZ_DEV void fzb_bcefed9a6d19bd04_merge(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
+  const fzb_bcefed9a6d19bd04_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
+  fz_att_merge<128, 128>(c, fz_workspace, (i64)(sizeof(fz_workspace) / sizeof(float)));
+}
+FZ_DEV void fzb_bcefed9a6d19bd04_prefill(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
+  const fzb_bcefed9a6d19bd04_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
+  fz_att_prefill<128, 128, 64, 128, 1, true>(c);
+}
+
+// entries
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_bcefed9a6d19bd04(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_merge(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_bcefed9a6d19bd04_merge(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefill(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_bcefed9a6d19bd04_prefill(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }

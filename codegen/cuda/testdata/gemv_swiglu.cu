@@ -1,0 +1,381 @@
+// body of k05_gemm_matmul_silu_mul
+FZ_DEV int fzb_18beb7297d81800a_nslot(int seg, int wn, int nt) {
+  switch (seg) {
+    case 0: return (nt / 2) * 32 + wn * 16 + (nt % 2) * 8;
+  }
+  return 0;
+}
+FZ_DEV i64 fzb_18beb7297d81800a_ntiles32(i64 dim_B, i64 dim_S, i64 dim_T) {
+  return 896;
+}
+FZ_DEV int fzb_18beb7297d81800a_tile32(i64 t, i64* u, i64 dim_B, i64 dim_S, i64 dim_T) {
+  if (t < 896) { *u = t; return 0; }
+  t -= 896;
+  *u = 0;
+  return -1;
+}
+FZ_DEV i64 fzb_18beb7297d81800a_col32(int seg, i64 u, int s, i64 dim_B, i64 dim_S, i64 dim_T) {
+  switch (seg) {
+    case 0: {
+      const int q = s / 16, j = s % 16;
+      if (q >= 2) return -1;
+      const i64 beta = u * 16 + j;
+      if (beta >= 14336) return -1;
+      const i64 offs[2] = {0, 14336};
+      return beta + offs[q];
+    }
+  }
+  return -1;
+}
+FZ_DEV i64 fzb_18beb7297d81800a_ntiles64(i64 dim_B, i64 dim_S, i64 dim_T) {
+  return 448;
+}
+FZ_DEV int fzb_18beb7297d81800a_tile64(i64 t, i64* u, i64 dim_B, i64 dim_S, i64 dim_T) {
+  if (t < 448) { *u = t; return 0; }
+  t -= 448;
+  *u = 0;
+  return -1;
+}
+FZ_DEV i64 fzb_18beb7297d81800a_col64(int seg, i64 u, int s, i64 dim_B, i64 dim_S, i64 dim_T) {
+  switch (seg) {
+    case 0: {
+      const int q = s / 32, j = s % 32;
+      if (q >= 2) return -1;
+      const i64 beta = u * 32 + j;
+      if (beta >= 14336) return -1;
+      const i64 offs[2] = {0, 14336};
+      return beta + offs[q];
+    }
+  }
+  return -1;
+}
+FZ_DEV void fzb_18beb7297d81800a_epi0(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 r, const i64 c0, const float* ev, const i64 nv) {
+  const i64 oc0 = (r/dim_S);
+  const i64 oc1 = (r%dim_S);
+  {
+    const float t1 = fz_silu(ev[0]);
+    const float t2 = t1 * ev[1];
+    fz_st_bf16(p2 + (((oc0*(14336*dim_S)) + (oc1*14336)) + c0), t2);
+  }
+}
+template <int MR>
+FZ_DEV void fzb_18beb7297d81800a_gemv(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 r0, const int mr, const i64 k0, const i64 k1, const i64* scol, const int* svec, float* As, float* red, float* res) {
+  const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5, nw = blockDim.x >> 5;
+  const int gi = tid & 3, kq = tid >> 2, nkq = blockDim.x >> 2;
+  float acc[MR][8];
+  #pragma unroll
+  for (int m = 0; m < MR; m++)
+  #pragma unroll
+    for (int c = 0; c < 8; c++) acc[m][c] = 0.f;
+  i64 col[8];
+  #pragma unroll
+  for (int c = 0; c < 8; c++) col[c] = scol[gi * 8 + c];
+  const bool vec = svec[gi] != 0;
+  for (i64 kc = k0; kc < k1; kc += 256) {
+    const int kl = (int)fz_min64(256, k1 - kc);
+    __syncthreads();
+    for (int e = threadIdx.x; e < MR * 32; e += blockDim.x) {
+      const int m = e / 32, c8 = (e % 32) * 8;
+      float v[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+      if (m < mr && c8 < kl) {
+        const i64 ar0 = ((r0 + m)/dim_S);
+        const i64 ar1 = ((r0 + m)%dim_S);
+        const i64 kq0 = kc + c8;
+        const u16* ap = p0 + ((ar0*(4096*dim_S)) + (ar1*4096));
+        if (c8 + 8 <= kl && fz_aligned(ap + kq0, 16)) fz_ld8_bf16(v, ap + kq0);
+        else for (int i = 0; i < 8 && c8 + i < kl; i++) v[i] = fz_ld_bf16(ap + kq0 + i);
+      }
+      float4* dst = (float4*)(As + m * 256 + c8);
+      dst[0] = make_float4(v[0], v[1], v[2], v[3]); dst[1] = make_float4(v[4], v[5], v[6], v[7]);
+    }
+    __syncthreads();
+    for (int kb = kq; kb * 8 < kl; kb += nkq) {
+      #pragma unroll
+      for (int i = 0; i < 8; i++) {
+        const i64 kr = kc + kb * 8 + i;
+        float b[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+        if (kr < k1) {
+          const u16* br = p1 + (kr*28672);
+          if (vec && fz_aligned(br + col[0], 16)) fz_ld8_bf16(b, br + col[0]);
+          else for (int c = 0; c < 8; c++) b[c] = col[c] >= 0 ? fz_ld_bf16(br + col[c]) : 0.f;
+        }
+        #pragma unroll
+        for (int m = 0; m < MR; m++) {
+          const float a = As[m * 256 + kb * 8 + i];
+          #pragma unroll
+          for (int c = 0; c < 8; c++) acc[m][c] = fmaf(a, b[c], acc[m][c]);
+        }
+      }
+    }
+  }
+  #pragma unroll
+  for (int m = 0; m < MR; m++)
+  #pragma unroll
+    for (int c = 0; c < 8; c++) {
+    float v = acc[m][c];
+    v += __shfl_xor_sync(0xffffffffu, v, 4); v += __shfl_xor_sync(0xffffffffu, v, 8); v += __shfl_xor_sync(0xffffffffu, v, 16);
+    acc[m][c] = v;
+  }
+  __syncthreads();
+  if (lane < 4)
+  #pragma unroll
+    for (int m = 0; m < MR; m++)
+  #pragma unroll
+      for (int c = 0; c < 8; c++) red[(wid * MR + m) * 32 + lane * 8 + c] = acc[m][c];
+  __syncthreads();
+  for (int e = tid; e < MR * 32; e += blockDim.x) {
+    const int m = e / 32, s = e % 32;
+    float sum = 0.f;
+    for (int q = 0; q < nw; q++) sum += red[(q * MR + m) * 32 + s];
+    res[e] = sum;
+  }
+  __syncthreads();
+}
+FZ_DEV void fzb_18beb7297d81800a_mma(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 bid, const i64 nblk, u16* smem, const u16** sArow, const u16** sBrow, i64* scol) {
+  const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5;
+  const int wm = (wid >> 1) & 3, wn = wid & 1;
+  const i64 UB = 1, MR_ = (dim_B*dim_S);
+  const i64 ntile = fzb_18beb7297d81800a_ntiles64(dim_B, dim_S, dim_T);
+  const i64 nrt = (MR_ + 127) / 128;
+  for (i64 item = bid; item < UB * nrt * ntile; item += nblk) {
+    const i64 t = item % ntile, rest = item / ntile, rt = rest % nrt, ub = rest / nrt;
+    const i64 r0 = rt * 128;
+    i64 u;
+    const int seg = fzb_18beb7297d81800a_tile64(t, &u, dim_B, dim_S, dim_T);
+    const i64 kv = 4096, nv = 28672;
+    __syncthreads();
+    for (int s = tid; s < 64; s += blockDim.x) {
+      const i64 c = fzb_18beb7297d81800a_col64(seg, u, s, dim_B, dim_S, dim_T);
+      scol[s] = c < nv ? c : -1;
+    }
+    for (int i = tid; i < 128; i += blockDim.x) {
+      const i64 r = r0 + i;
+      if (r < MR_) {
+        const i64 ar0 = (r/dim_S);
+        const i64 ar1 = (r%dim_S);
+        sArow[i] = (const u16*)(p0 + ((ar0*(4096*dim_S)) + (ar1*4096)));
+      } else sArow[i] = 0;
+    }
+    __syncthreads();
+    float acc[2][4][4];
+    #pragma unroll
+    for (int a = 0; a < 2; a++)
+    #pragma unroll
+      for (int b = 0; b < 4; b++)
+    #pragma unroll
+        for (int c = 0; c < 4; c++) acc[a][b][c] = 0.f;
+    const i64 ktiles = (kv + 31) / 32;
+    auto load = [&](i64 kt) {
+      u16* sa = smem + (kt % 3) * 6144;
+      u16* sb = sa + 4096;
+      const i64 kb = kt * 32;
+      for (int id = tid; id < 512; id += blockDim.x) {
+        const int row = id >> 2, ch = id & 3;
+        const i64 kk = kb + ch * 8;
+        const u16* src = sArow[row];
+        const int bytes = src && kk < kv ? (int)fz_min64(16, (kv - kk) * 2) : 0;
+        fz_cp16b(sa + row * 32 + ((ch ^ ((row >> 1) & 3)) << 3), bytes ? src + kk : sArow[0] ? sArow[0] : (const u16*)0, bytes);
+      }
+      for (int id = tid; id < 256; id += blockDim.x) {
+        const int kr = id >> 3, ch = id & 7;
+        const i64 krow = kb + kr;
+        const i64 c = scol[ch * 8];
+        int nvalid = 0;
+        if (c >= 0 && krow < kv) { nvalid = 1; while (nvalid < 8 && scol[ch * 8 + nvalid] == c + nvalid) nvalid++; }
+        const u16* src = nvalid ? (const u16*)(p1 + ((krow*28672) + c)) : (const u16*)sArow[0];
+        fz_cp16b(sb + kr * 64 + ((ch ^ (kr & 7)) << 3), src, nvalid * 2);
+      }
+    };
+    #pragma unroll
+    for (int s = 0; s < 2; s++) { if (s < ktiles) load(s); fz_cp_commit(); }
+    for (i64 kt = 0; kt < ktiles; kt++) {
+      fz_cp_wait<1>();
+      __syncthreads();
+      if (kt + 2 < ktiles) load(kt + 2);
+      fz_cp_commit();
+      if (wid < 8) {
+        const u16* sa = smem + (kt % 3) * 6144;
+        const u16* sb = sa + 4096;
+        #pragma unroll
+        for (int kk = 0; kk < 2; kk++) {
+          u32 af[2][4], bf[4][2];
+          #pragma unroll
+          for (int mt = 0; mt < 2; mt++) {
+            const int row = wm * 32 + mt * 16 + (lane & 15), ch = kk * 2 + (lane >> 4);
+            fz_ldsm4(af[mt], sa + row * 32 + ((ch ^ ((row >> 1) & 3)) << 3));
+          }
+          #pragma unroll
+          for (int np = 0; np < 2; np++) {
+            const int nt = np * 2 + (lane >> 4);
+            const int nbase = fzb_18beb7297d81800a_nslot(seg, wn, nt);
+            u32 r[4];
+            const int kr = kk * 16 + (lane & 7) + (((lane >> 3) & 1) << 3), ch = nbase >> 3;
+            fz_ldsm4t(r, sb + kr * 64 + ((ch ^ (kr & 7)) << 3));
+            bf[np * 2][0] = r[0]; bf[np * 2][1] = r[1]; bf[np * 2 + 1][0] = r[2]; bf[np * 2 + 1][1] = r[3];
+          }
+          #pragma unroll
+          for (int mt = 0; mt < 2; mt++)
+          #pragma unroll
+            for (int nt = 0; nt < 4; nt++) fz_mma_bf16(acc[mt][nt], af[mt], bf[nt]);
+        }
+      }
+    }
+    fz_cp_wait<0>();
+    __syncthreads();
+    if (wid < 8) {
+      switch (seg) {
+        case 0: {
+          #pragma unroll
+          for (int mt = 0; mt < 2; mt++) {
+            #pragma unroll
+            for (int h = 0; h < 2; h++) {
+              const i64 r = r0 + wm * 32 + mt * 16 + h * 8 + (lane >> 2);
+              if (r >= MR_) continue;
+              #pragma unroll
+              for (int jb = 0; jb < 2; jb++) {
+                #pragma unroll
+                for (int c = 0; c < 2; c++) {
+                  const int j = wn * 16 + jb * 8 + (lane & 3) * 2 + c;
+                  const i64 beta = u * 32 + j;
+                  if (beta >= 14336) continue;
+                  const i64 c0 = beta;
+                  float ev[2];
+                  ev[0] = acc[mt][0 + jb][h * 2 + c];
+                  ev[1] = acc[mt][2 + jb][h * 2 + c];
+                  fzb_18beb7297d81800a_epi0(p0, p1, p2, dim_B, dim_S, dim_T, ub, r, c0, ev, nv);
+                }
+              }
+            }
+          }
+          break;
+        }
+      }
+    }
+  }
+}
+FZ_DEV void fzb_18beb7297d81800a(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
+  __shared__ __align__(128) float smem[9216];
+  __shared__ i64 scol[64];
+  __shared__ int svec[4];
+  float* As = smem; float* red = smem + 2048; float* res = red + 3072;
+  const int nsplit = gridDim.z, sp = blockIdx.z;
+  const i64 nblk = (i64)gridDim.x * gridDim.y, bid = blockIdx.x + (i64)gridDim.x * blockIdx.y;
+  if ((dim_B*dim_S) > 16 && fz_aligned(p0, 16) && fz_aligned(p1, 16) && fz_aligned(p0 + 4096, 16) && fz_aligned(p1 + 28672, 16)) {
+    __shared__ const u16* sArow[128];
+    __shared__ const u16* sBrow[64];
+    if (sp == 0) fzb_18beb7297d81800a_mma(p0, p1, p2, dim_B, dim_S, dim_T, bid, nblk, (u16*)smem, sArow, sBrow, scol);
+    return;
+  }
+  const i64 UB = 1, MR_ = (dim_B*dim_S);
+  const i64 ntile = fzb_18beb7297d81800a_ntiles32(dim_B, dim_S, dim_T);
+  const i64 nrc = (MR_ + 7) / 8;
+  for (i64 item = bid; item < UB * nrc * ntile; item += nblk) {
+    const i64 t = item % ntile, rest = item / ntile, rc = rest % nrc, ub = rest / nrc;
+    const i64 r0 = rc * 8;
+    const int mr = (int)fz_min64(8, MR_ - r0);
+    i64 u;
+    const int seg = fzb_18beb7297d81800a_tile32(t, &u, dim_B, dim_S, dim_T);
+    const i64 kv = 4096, nv = 28672;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+      const i64 c = fzb_18beb7297d81800a_col32(seg, u, threadIdx.x, dim_B, dim_S, dim_T);
+      scol[threadIdx.x] = c < nv ? c : -1;
+    }
+    __syncthreads();
+    if (threadIdx.x < 4) {
+      bool ok = true;
+      for (int i = 0; i < 8; i++) ok = ok && scol[threadIdx.x * 8 + i] >= 0 && scol[threadIdx.x * 8 + i] == scol[threadIdx.x * 8] + i;
+      svec[threadIdx.x] = ok && (scol[threadIdx.x * 8] & 7) == 0;
+    }
+    __syncthreads();
+    const i64 kper = ((kv + nsplit - 1) / nsplit + 7) / 8 * 8;
+    const i64 k0 = fz_min64(kv, sp * kper), k1 = fz_min64(kv, k0 + kper);
+    const int mrp = mr <= 1 ? 1 : mr <= 2 ? 2 : mr <= 4 ? 4 : 8;
+    switch (mrp) {
+      case 1: fzb_18beb7297d81800a_gemv<1>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, svec, As, red, res); break;
+      case 2: fzb_18beb7297d81800a_gemv<2>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, svec, As, red, res); break;
+      case 4: fzb_18beb7297d81800a_gemv<4>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, svec, As, red, res); break;
+      case 8: fzb_18beb7297d81800a_gemv<8>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, svec, As, red, res); break;
+    }
+    if (nsplit > 1) {
+      float* ws = fz_workspace + (i64)sp * (28672*dim_B*dim_S);
+      for (int e = threadIdx.x; e < mr * 32; e += blockDim.x) {
+        const int m = e / 32, s = e % 32;
+        if (scol[s] >= 0) ws[((ub * MR_) + r0 + m) * 28672 + scol[s]] = res[m * 32 + s];
+      }
+      continue;
+    }
+    switch (seg) {
+      case 0: {
+        for (int e = threadIdx.x; e < mr * 16; e += blockDim.x) {
+          const int m = e / 16, j = e % 16;
+          const i64 beta = u * 16 + j;
+          if (beta >= 14336) continue;
+          const i64 c0 = beta;
+          float ev[2];
+          ev[0] = res[m * 32 + 0 + j];
+          ev[1] = res[m * 32 + 16 + j];
+          fzb_18beb7297d81800a_epi0(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0 + m, c0, ev, nv);
+        }
+        break;
+      }
+    }
+  }
+}
+FZ_DEV void fzb_18beb7297d81800a_merge(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
+  __shared__ __align__(16) float res[256];
+  __shared__ i64 scol[32];
+  __shared__ int svec[4];
+  const int nsplit = gridDim.z;
+  if ((dim_B*dim_S) > 16 && fz_aligned(p0, 16) && fz_aligned(p1, 16) && fz_aligned(p0 + 4096, 16) && fz_aligned(p1 + 28672, 16)) return;
+  const i64 nblk = (i64)gridDim.x * gridDim.y * gridDim.z, bid = blockIdx.x + (i64)gridDim.x * (blockIdx.y + (i64)gridDim.y * blockIdx.z);
+  if (nsplit <= 1) return;
+  const i64 UB = 1, MR_ = (dim_B*dim_S);
+  const i64 ntile = fzb_18beb7297d81800a_ntiles32(dim_B, dim_S, dim_T);
+  const i64 nrc = (MR_ + 7) / 8;
+  for (i64 item = bid; item < UB * nrc * ntile; item += nblk) {
+    const i64 t = item % ntile, rest = item / ntile, rc = rest % nrc, ub = rest / nrc;
+    const i64 r0 = rc * 8;
+    const int mr = (int)fz_min64(8, MR_ - r0);
+    i64 u;
+    const int seg = fzb_18beb7297d81800a_tile32(t, &u, dim_B, dim_S, dim_T);
+    const i64 kv = 4096, nv = 28672;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+      const i64 c = fzb_18beb7297d81800a_col32(seg, u, threadIdx.x, dim_B, dim_S, dim_T);
+      scol[threadIdx.x] = c < nv ? c : -1;
+    }
+    __syncthreads();
+    if (threadIdx.x < 4) {
+      bool ok = true;
+      for (int i = 0; i < 8; i++) ok = ok && scol[threadIdx.x * 8 + i] >= 0 && scol[threadIdx.x * 8 + i] == scol[threadIdx.x * 8] + i;
+      svec[threadIdx.x] = ok && (scol[threadIdx.x * 8] & 7) == 0;
+    }
+    __syncthreads();
+    for (int e = threadIdx.x; e < mr * 32; e += blockDim.x) {
+      const int m = e / 32, s = e % 32;
+      float sum = 0.f;
+      if (scol[s] >= 0) for (int q = 0; q < nsplit; q++) sum += fz_workspace[(i64)q * (28672*dim_B*dim_S) + ((ub * MR_) + r0 + m) * 28672 + scol[s]];
+      res[e] = sum;
+    }
+    __syncthreads();
+    switch (seg) {
+      case 0: {
+        for (int e = threadIdx.x; e < mr * 16; e += blockDim.x) {
+          const int m = e / 16, j = e % 16;
+          const i64 beta = u * 16 + j;
+          if (beta >= 14336) continue;
+          const i64 c0 = beta;
+          float ev[2];
+          ev[0] = res[m * 32 + 0 + j];
+          ev[1] = res[m * 32 + 16 + j];
+          fzb_18beb7297d81800a_epi0(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0 + m, c0, ev, nv);
+        }
+        break;
+      }
+    }
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(256, 1) k05_gemm_matmul_silu_mul(const u16* __restrict__ v48, const u16* __restrict__ v7_wgu, u16* __restrict__ v53, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_18beb7297d81800a(v48, v7_wgu, v53, dim_B, dim_S, dim_T); }
+extern "C" __global__ void __launch_bounds__(256, 1) k05_gemm_matmul_silu_mul_merge(const u16* __restrict__ v48, const u16* __restrict__ v7_wgu, u16* __restrict__ v53, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_18beb7297d81800a_merge(v48, v7_wgu, v53, dim_B, dim_S, dim_T); }

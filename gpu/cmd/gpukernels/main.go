@@ -1,0 +1,161 @@
+// Command gpukernels compiles, on a machine without a GPU, every kernel the
+// on-device suite and the benchmarks load: the one-kernel modules of every
+// suite case (gpu.Cases), fused and unfused, of the bench targets and of the
+// ceiling kernels, with NVRTC for sm_90a, into gzipped cubins named by
+// their source's key plus manifest.json (see gpu.Images). make gpu-bundle
+// runs it; it needs the build tag nvrtc (without it NVRTC is not linked and
+// it fails saying so).
+//
+//	go run -tags nvrtc ./gpu/cmd/gpukernels -out .gpu/kernels [-seed N] [-bench 'llama3_8b:B=1,S=1,T=4096;...']
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/fuser-dev/fuser/codegen/nvrtc"
+	"github.com/fuser-dev/fuser/gpu"
+	"github.com/fuser-dev/fuser/specs"
+)
+
+func main() {
+	out := flag.String("out", ".gpu/kernels", "directory of the images")
+	seed := flag.Int64("seed", gpu.DefaultSeed, "seed of the suite's cases")
+	bench := flag.String("bench", "", "bench targets SPEC:DIMS;... (embedded specs at full size)")
+	jobs := flag.Int("j", runtime.NumCPU(), "parallel compilations")
+	flag.Parse()
+	if err := run(*out, *seed, *bench, *jobs); err != nil {
+		fmt.Fprintln(os.Stderr, "gpukernels:", err)
+		os.Exit(1)
+	}
+}
+
+func run(out string, seed int64, bench string, jobs int) error {
+	major, minor, err := nvrtcVersion()
+	if err != nil {
+		return err
+	}
+	var plans []*gpu.Plan
+	skipped := 0
+	for _, c := range gpu.Cases(seed) {
+		g, err := c.Graph()
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.Name(), err)
+		}
+		for _, fused := range []bool{true, false} {
+			p, err := gpu.NewPlan(g, c.Dims, fused)
+			if err != nil {
+				return fmt.Errorf("%s: %w", c.Name(), err)
+			}
+			plans = append(plans, p)
+		}
+	}
+	targets, err := gpu.ParseBenchTargets(bench)
+	if err != nil {
+		return err
+	}
+	for _, t := range targets {
+		file, src, ok := specs.Source(t.Spec)
+		if !ok {
+			return fmt.Errorf("bench: no embedded spec %s", t.Spec)
+		}
+		g, err := parse(file, src)
+		if err != nil {
+			return err
+		}
+		f, u, err := gpu.BenchPlans(g, t.Dims)
+		if err != nil {
+			return fmt.Errorf("bench %s: %w", t.Spec, err)
+		}
+		plans = append(plans, f, u)
+	}
+	ceil, err := gpu.CeilingPlan()
+	if err != nil {
+		return err
+	}
+	plans = append(plans, ceil)
+	for _, p := range plans {
+		for _, k := range p.Kernels {
+			if k.Err != nil {
+				skipped++
+			}
+		}
+	}
+	srcs := gpu.Sources(plans...)
+	srcs[gpu.ImageKey(gpu.MMAPeakSource)] = gpu.MMAPeakSource
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	keys := make([]string, 0, len(srcs))
+	for k := range srcs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	man := gpu.Manifest{Arch: gpu.Arch, Compiler: fmt.Sprintf("NVRTC %d.%d", major, minor), Images: map[string][]nvrtc.KernelInfo{}}
+	old := previous(out)
+	var mu sync.Mutex
+	var firstErr error
+	work := make(chan string)
+	var wg sync.WaitGroup
+	start := time.Now()
+	compiled := 0
+	for range max(jobs, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for key := range work {
+				path := filepath.Join(out, key+".cubin.gz")
+				if _, err := os.Stat(path); err == nil {
+					if info, ok := old[key]; ok {
+						mu.Lock()
+						man.Images[key] = info
+						mu.Unlock()
+						continue
+					}
+				}
+				r, err := nvrtc.Compile(srcs[key], key+".cu", gpu.Arch)
+				if err == nil {
+					err = gpu.WriteImage(path, r.CUBIN)
+				}
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = fmt.Errorf("image %s: %w", key, err)
+				}
+				if err == nil {
+					man.Images[key] = r.Kernels
+					compiled++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, k := range keys {
+		work <- k
+	}
+	close(work)
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	// Drop images of sources no longer generated.
+	entries, _ := os.ReadDir(out)
+	for _, e := range entries {
+		if key, ok := cutSuffix(e.Name(), ".cubin.gz"); ok {
+			if _, live := srcs[key]; !live {
+				os.Remove(filepath.Join(out, e.Name()))
+			}
+		}
+	}
+	if err := writeJSON(filepath.Join(out, gpu.ManifestFile), man); err != nil {
+		return err
+	}
+	fmt.Printf("gpukernels: %d plans, %d images (%d compiled now, NVRTC %d.%d, %s) in %s; %d kernels codegen/cuda cannot generate yet\n",
+		len(plans), len(srcs), compiled, major, minor, gpu.Arch, time.Since(start).Round(time.Second), skipped)
+	return nil
+}

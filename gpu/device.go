@@ -1,0 +1,274 @@
+//go:build cuda
+
+package gpu
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/fuser-dev/fuser/ir"
+	"github.com/fuser-dev/fuser/runtime"
+)
+
+// Device runs plans on one GPU: a context, a stream, and the modules loaded
+// so far by image key.
+type Device struct {
+	Ctx     *runtime.Context
+	Stream  *runtime.Stream
+	Images  *Images
+	modules map[string]*runtime.Module
+}
+
+// NewDevice makes a context on device 0 (locking the calling goroutine to
+// its thread: see runtime.NewContext) and a stream.
+func NewDevice(images *Images) (*Device, error) {
+	ctx, err := runtime.NewContext(0)
+	if err != nil {
+		return nil, err
+	}
+	s, err := ctx.NewStream()
+	if err != nil {
+		return nil, errors.Join(err, ctx.Close())
+	}
+	return &Device{Ctx: ctx, Stream: s, Images: images, modules: map[string]*runtime.Module{}}, nil
+}
+
+// Close destroys the context and everything in it.
+func (d *Device) Close() error { return d.Ctx.Close() }
+
+// Module loads (once) the module of a CUDA source.
+func (d *Device) Module(src string) (*runtime.Module, error) {
+	key := ImageKey(src)
+	if m, ok := d.modules[key]; ok {
+		return m, nil
+	}
+	img, err := d.Images.Load(src)
+	if err != nil {
+		return nil, err
+	}
+	m, err := d.Ctx.LoadImage(img)
+	if err != nil {
+		return nil, fmt.Errorf("image %s: %w", key, err)
+	}
+	d.modules[key] = m
+	return m, nil
+}
+
+// Loaded is a plan whose generated kernels are loaded.
+type Loaded struct {
+	D      *Device
+	P      *Plan
+	Layout *Layout
+	// entries follow P.Kernels; nil for a kernel not generated.
+	entries [][]*runtime.Kernel
+}
+
+// Load loads p's generated kernels.
+func (d *Device) Load(p *Plan) (*Loaded, error) {
+	lay, err := NewLayout(p)
+	if err != nil {
+		return nil, err
+	}
+	l := &Loaded{D: d, P: p, Layout: lay, entries: make([][]*runtime.Kernel, len(p.Kernels))}
+	for i, k := range p.Kernels {
+		if k.Err != nil {
+			continue
+		}
+		m, err := d.Module(k.Source)
+		if err != nil {
+			return nil, fmt.Errorf("kernel %s: %w", k.Plan.Name, err)
+		}
+		for _, e := range k.CUDA.Entries {
+			fn, err := m.Kernel(e)
+			if err != nil {
+				return nil, err
+			}
+			l.entries[i] = append(l.entries[i], fn)
+		}
+	}
+	return l, nil
+}
+
+// Instance is one set of device buffers for a loaded plan.
+type Instance struct {
+	L     *Loaded
+	Own   []runtime.Buffer
+	Arena runtime.Buffer
+}
+
+// Alloc allocates an instance (zeroed).
+func (l *Loaded) Alloc() (*Instance, error) {
+	in := &Instance{L: l}
+	for _, b := range l.Layout.Own {
+		buf, err := l.D.Ctx.Alloc(b.Bytes)
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("%s %s: %w", b.Role, b.Value.Name, err), in.Free())
+		}
+		in.Own = append(in.Own, buf)
+	}
+	var err error
+	if in.Arena, err = l.D.Ctx.Alloc(l.Layout.ArenaBytes); err != nil {
+		return nil, errors.Join(fmt.Errorf("arena: %w", err), in.Free())
+	}
+	return in, nil
+}
+
+// Free releases the instance's buffers.
+func (in *Instance) Free() error {
+	var errs []error
+	for i := range in.Own {
+		errs = append(errs, in.Own[i].Free())
+	}
+	errs = append(errs, in.Arena.Free())
+	return errors.Join(errs...)
+}
+
+// Bytes is the instance's device memory.
+func (in *Instance) Bytes() int64 {
+	n := in.Arena.Bytes
+	for _, b := range in.Own {
+		n += b.Bytes
+	}
+	return n
+}
+
+// where returns the buffer and offset of v.
+func (in *Instance) where(v *ir.Value) (runtime.Buffer, int64, int64, error) {
+	b, ok := in.L.Layout.Buf(v)
+	if !ok {
+		return runtime.Buffer{}, 0, 0, fmt.Errorf("%s has no device buffer", v.Ref())
+	}
+	if b.Index >= 0 {
+		return in.Own[b.Index], 0, b.Bytes, nil
+	}
+	return in.Arena, b.Offset, b.Bytes, nil
+}
+
+// Ptr is v's device address.
+func (in *Instance) Ptr(v *ir.Value) (runtime.DevicePtr, error) {
+	buf, off, _, err := in.where(v)
+	if err != nil {
+		return 0, err
+	}
+	return buf.At(off), nil
+}
+
+// Upload writes data (at most the buffer's size) to v's buffer.
+func (in *Instance) Upload(v *ir.Value, data []byte) error {
+	buf, off, n, err := in.where(v)
+	if err != nil {
+		return err
+	}
+	if int64(len(data)) > n {
+		return fmt.Errorf("%s: %d bytes for a %d-byte buffer", v.Ref(), len(data), n)
+	}
+	return buf.CopyInAt(off, data)
+}
+
+// Download reads v's whole buffer.
+func (in *Instance) Download(v *ir.Value) ([]byte, error) {
+	buf, off, n, err := in.where(v)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, n)
+	return out, buf.CopyOutAt(off, out)
+}
+
+// Poison fills v's buffer with Poison.
+func (in *Instance) Poison(v *ir.Value) error {
+	buf, off, n, err := in.where(v)
+	if err != nil {
+		return err
+	}
+	return buf.Memset(off, n, Poison)
+}
+
+// PoisonAll fills every buffer but the leaves with Poison.
+func (in *Instance) PoisonAll() error {
+	for i, b := range in.L.Layout.Own {
+		if b.Role == "output" {
+			if err := in.Own[i].Memset(0, b.Bytes, Poison); err != nil {
+				return err
+			}
+		}
+	}
+	return in.Arena.Memset(0, in.Arena.Bytes, Poison)
+}
+
+// Generated reports whether kernel i was generated.
+func (l *Loaded) Generated(i int) bool { return l.entries[i] != nil }
+
+// Launch enqueues every entry of kernel i on s with the plan's grid and
+// shared memory and the CUDA block, as the generated Go launch code does.
+func (l *Loaded) Launch(in *Instance, i int, s *runtime.Stream) error {
+	k := l.P.Kernels[i]
+	if l.entries[i] == nil {
+		return fmt.Errorf("kernel %s was not generated: %w", k.Plan.Name, k.Err)
+	}
+	args, err := in.args(k)
+	if err != nil {
+		return err
+	}
+	lp := k.Plan.Launch
+	for _, e := range l.entries[i] {
+		if err := runtime.Launch(e, lp.Grid, k.CUDA.Block, lp.SharedBytes, s, args...); err != nil {
+			return fmt.Errorf("%s %s grid(%d,%d,%d) block %d shared %d: %w", k.Plan.Name, lp.Variant, lp.Grid[0], lp.Grid[1], lp.Grid[2], k.CUDA.Block, lp.SharedBytes, err)
+		}
+	}
+	return nil
+}
+
+// args are kernel k's arguments in this instance.
+func (in *Instance) args(k *Kernel) ([]any, error) {
+	var args []any
+	for _, prm := range k.CUDA.Params {
+		switch {
+		case prm.Value != nil:
+			p, err := in.Ptr(prm.Value)
+			if err != nil {
+				return nil, fmt.Errorf("kernel %s: %w", k.Plan.Name, err)
+			}
+			args = append(args, p)
+		case prm.Dim != "":
+			args = append(args, in.L.P.Dims[prm.Dim])
+		default:
+			return nil, fmt.Errorf("kernel %s: parameter %s is neither a buffer nor a dim", k.Plan.Name, prm.Name)
+		}
+	}
+	return args, nil
+}
+
+// Forward enqueues every kernel; it fails on a kernel not generated.
+func (l *Loaded) Forward(in *Instance, s *runtime.Stream) error {
+	for i := range l.P.Kernels {
+		if err := l.Launch(in, i, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Reset uploads the leaves (states as before the step) and poisons the
+// rest.
+func (in *Instance) Reset(r *Reference) error {
+	for _, b := range in.L.Layout.Own {
+		var data []byte
+		var err error
+		switch b.Role {
+		case "output":
+			continue
+		case "state":
+			data, err = r.StateBytes(b.Value, false)
+		default:
+			data, err = r.LeafBytes(b.Value)
+		}
+		if err != nil {
+			return err
+		}
+		if err := in.Upload(b.Value, data); err != nil {
+			return err
+		}
+	}
+	return in.PoisonAll()
+}

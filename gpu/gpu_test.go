@@ -1,0 +1,191 @@
+package gpu
+
+import (
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/fuser-dev/fuser/ir"
+	"github.com/fuser-dev/fuser/ir/interp"
+	"github.com/fuser-dev/fuser/specs"
+)
+
+func TestCasesDeterministic(t *testing.T) {
+	a, b := Cases(DefaultSeed), Cases(DefaultSeed)
+	if !reflect.DeepEqual(a, b) {
+		t.Fatal("Cases is not deterministic")
+	}
+	names := map[string]bool{}
+	kinds := map[string]bool{}
+	for _, c := range a {
+		if names[c.Name()] {
+			t.Errorf("two cases named %s", c.Name())
+		}
+		names[c.Name()] = true
+		kinds[c.Spec] = true
+		if c.Dims["T"] == 1 && c.Dims["S"] == 1 {
+			kinds["T=1"] = true
+		}
+		if c.Dims["T"] >= 1500 {
+			kinds["long T"] = true
+		}
+		if c.Dims["B"]*c.Dims["S"] > 16 {
+			kinds["gemm"] = true
+		}
+	}
+	for _, want := range append(specs.Names(), "attn_paged", "attn_ragged", "T=1", "long T", "gemm") {
+		if !kinds[want] {
+			t.Errorf("no case covers %s", want)
+		}
+	}
+}
+
+// TestCasesOnCPU does on the CPU everything the device suite does but the
+// GPU: every small case plans, generates reproducibly, lays out its
+// buffers, and the references give every kernel parameter its bytes.
+func TestCasesOnCPU(t *testing.T) {
+	for _, c := range Cases(DefaultSeed) {
+		if c.Full {
+			continue // minutes of CPU reference; the device suite runs them
+		}
+		g, err := c.Graph()
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs, err := interp.RandomInputs(g, c.Dims, c.Seed)
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name(), err)
+		}
+		var layer *interp.Result
+		for _, fused := range []bool{true, false} {
+			p, err := NewPlan(g, c.Dims, fused)
+			if err != nil {
+				t.Fatalf("%s: %v", c.Name(), err)
+			}
+			if layer == nil {
+				if layer, err = RunLayer(g, p.Dims, inputs); err != nil {
+					t.Fatalf("%s: %v", c.Name(), err)
+				}
+			}
+			again, _ := NewPlan(g, c.Dims, fused)
+			for i, k := range p.Kernels {
+				if k.Key != again.Kernels[i].Key {
+					t.Fatalf("%s %s: the CUDA source is not reproducible", c.Name(), k.Plan.Name)
+				}
+				if k.Err != nil && !strings.Contains(k.Err.Error(), "not supported yet") {
+					t.Errorf("%s %s: %v", c.Name(), k.Plan.Name, k.Err)
+				}
+			}
+			lay, err := NewLayout(p)
+			if err != nil {
+				t.Fatalf("%s %s: %v", c.Name(), PlanName(fused), err)
+			}
+			ref, err := NewReference(p, inputs, layer)
+			if err != nil {
+				t.Fatalf("%s: %v", c.Name(), err)
+			}
+			checkBytes(t, c.Name()+" "+PlanName(fused), p, lay, ref)
+		}
+	}
+}
+
+func checkBytes(t *testing.T, name string, p *Plan, lay *Layout, ref *Reference) {
+	t.Helper()
+	for _, b := range lay.Own {
+		var data []byte
+		var err error
+		switch b.Role {
+		case "output":
+			data, err = ref.ValueBytes(b.Value)
+		case "state":
+			data, err = ref.StateBytes(b.Value, false)
+			if err == nil && appendOf(p.Plan.Graph, b.Value) != nil {
+				var after []byte
+				if after, err = ref.StateBytes(b.Value, true); err == nil && len(after) != len(data) {
+					t.Errorf("%s: state %s is %d bytes before the step, %d after", name, b.Value.Name, len(data), len(after))
+				}
+			}
+		default:
+			data, err = ref.LeafBytes(b.Value)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		// A ragged cache fills the start of a buffer sized for T+S tokens
+		// per sequence.
+		ragged := b.Role == "state" && b.Value.Def.Attr.Layout != nil && b.Value.Def.Attr.Layout.Kind == ir.RaggedLayout
+		if int64(len(data)) != b.Bytes && !(ragged && int64(len(data)) < b.Bytes) {
+			t.Errorf("%s: %s %s: %d bytes of data for a %d-byte buffer", name, b.Role, b.Value.Name, len(data), b.Bytes)
+		}
+	}
+	for _, k := range p.Kernels {
+		if k.Err != nil {
+			continue
+		}
+		for _, prm := range k.CUDA.Params {
+			if prm.Value == nil {
+				continue
+			}
+			b, ok := lay.Buf(prm.Value)
+			if !ok {
+				t.Fatalf("%s: %s: no buffer for %s", name, k.Plan.Name, prm.Value.Ref())
+			}
+			if b.Role != "arena" {
+				continue
+			}
+			data, err := ref.ValueBytes(prm.Value)
+			if err != nil {
+				t.Fatalf("%s: %s: %v", name, k.Plan.Name, err)
+			}
+			if int64(len(data)) != b.Bytes {
+				t.Errorf("%s: %s: %s: %d bytes of data for %d", name, k.Plan.Name, prm.Value.Ref(), len(data), b.Bytes)
+			}
+			if _, err := ref.Valid(prm.Value); err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+		}
+	}
+}
+
+func TestEncodeDecode(t *testing.T) {
+	vals := []float64{0, 1, -1, 0.5, 3.140625, -2.75, 1e-3, 448, -0.001953125, 65504, 6e-8, 2e-40}
+	for _, dt := range []ir.DType{ir.BF16, ir.F16, ir.F32, ir.FP8E4M3} {
+		for _, v := range vals {
+			want := interp.Round(v, dt)
+			got := Decode(Encode([]float64{v}, dt), dt)[0]
+			if got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
+				t.Errorf("%s: %g encodes and decodes to %g, want %g", dt, v, got, want)
+			}
+		}
+		poison := make([]byte, dt.Size())
+		for i := range poison {
+			poison[i] = Poison
+		}
+		if !math.IsNaN(Decode(poison, dt)[0]) {
+			t.Errorf("%s: the poison byte is not NaN", dt)
+		}
+	}
+	if got := Decode(Encode([]float64{-7, 123456}, ir.I32), ir.I32); got[0] != -7 || got[1] != 123456 {
+		t.Errorf("i32: %v", got)
+	}
+}
+
+func TestCompare(t *testing.T) {
+	want := []float64{1, -2, 0.001, 4}
+	if d := Compare([]float64{1.001, -2, 0.002, 4}, want, nil, 1e-3); !d.OK() {
+		t.Errorf("within tolerance: %s", d)
+	}
+	if d := Compare([]float64{1, -2, 0.001, 4.1}, want, nil, 1e-3); d.OK() || d.WorstAt != 3 {
+		t.Errorf("out of tolerance: %s", d)
+	}
+	if d := Compare([]float64{1, -2, math.NaN(), 4}, want, nil, 1); d.OK() || !d.NaN {
+		t.Errorf("NaN passed: %s", d)
+	}
+	if d := Compare([]float64{1, -2, math.NaN(), 4}, want, func(i int) bool { return i != 2 }, 1e-3); !d.OK() || d.Elements != 3 {
+		t.Errorf("masked element compared: %s", d)
+	}
+	if d := Compare([]float64{1, 2}, []float64{1, 3}, nil, 0); d.OK() || !d.Exact {
+		t.Errorf("exact comparison passed: %s", d)
+	}
+}

@@ -1,0 +1,116 @@
+package gpu
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/fuser-dev/fuser/codegen/cuda"
+	"github.com/fuser-dev/fuser/ir"
+	"github.com/fuser-dev/fuser/ir/interp"
+	"github.com/fuser-dev/fuser/passes"
+	"github.com/fuser-dev/fuser/plan"
+)
+
+// Arch is the architecture the kernel images are built for (the H200).
+const Arch = "sm_90a"
+
+// Plan is a layer planned at bound dims with the CUDA of each kernel.
+type Plan struct {
+	Graph *ir.Graph
+	// Dims are the bound dims, derived page-pool dims included.
+	Dims  map[string]int64
+	Fused bool
+	Plan  *plan.Plan
+	// Kernels follow Plan.Kernels.
+	Kernels []*Kernel
+}
+
+// Kernel is one plan kernel and its CUDA: a module of its own, so that a
+// kernel codegen/cuda cannot generate yet leaves the others runnable, and
+// kernels equal across cases share one compiled image.
+type Kernel struct {
+	Plan *plan.Kernel
+	// Err is codegen/cuda's error when it cannot generate the kernel; the
+	// other fields are then empty.
+	Err error
+	// Source is the module's CUDA source, and Key the name of its compiled
+	// image (see Images).
+	Source string
+	Key    string
+	// CUDA describes the entries, parameters and block.
+	CUDA cuda.Kernel
+}
+
+// Generated reports whether codegen/cuda generated every kernel.
+func (p *Plan) Generated() bool {
+	for _, k := range p.Kernels {
+		if k.Err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// PlanName is "fused" or "unfused".
+func PlanName(fused bool) string {
+	if fused {
+		return "fused"
+	}
+	return "unfused"
+}
+
+// NewPlan plans g at dims (completed with interp.DeriveDims) and generates
+// each kernel's CUDA.
+func NewPlan(g *ir.Graph, dims map[string]int64, fused bool) (*Plan, error) {
+	full, _, err := interp.DeriveDims(g, dims)
+	if err != nil {
+		return nil, err
+	}
+	pipeline := passes.Unfused
+	if fused {
+		pipeline = passes.Fused
+	}
+	st, err := passes.Run(g, pipeline, passes.Options{Dims: full})
+	if err != nil {
+		return nil, fmt.Errorf("%s plan: %w", PlanName(fused), err)
+	}
+	p := &Plan{Graph: g, Dims: full, Fused: fused, Plan: st.Plan}
+	for _, k := range st.Plan.Kernels {
+		p.Kernels = append(p.Kernels, generate(st.Plan, k))
+	}
+	return p, nil
+}
+
+// generate makes the one-kernel module of k.
+func generate(p *plan.Plan, k *plan.Kernel) *Kernel {
+	one := *p
+	one.Kernels = []*plan.Kernel{k}
+	m, err := cuda.Generate(&one)
+	if err != nil {
+		return &Kernel{Plan: k, Err: err}
+	}
+	if len(m.Kernels) != 1 || m.Kernels[0].Name != k.Name || len(m.Kernels[0].Entries) == 0 {
+		return &Kernel{Plan: k, Err: fmt.Errorf("codegen/cuda: the module of %s describes %d kernels", k.Name, len(m.Kernels))}
+	}
+	return &Kernel{Plan: k, Source: m.Source, Key: ImageKey(m.Source), CUDA: m.Kernels[0]}
+}
+
+// ImageKey names the compiled image of a CUDA source for Arch.
+func ImageKey(src string) string {
+	sum := sha256.Sum256([]byte(Arch + "\x00" + src))
+	return hex.EncodeToString(sum[:12])
+}
+
+// Sources returns the distinct module sources of the plans by key.
+func Sources(plans ...*Plan) map[string]string {
+	out := map[string]string{}
+	for _, p := range plans {
+		for _, k := range p.Kernels {
+			if k.Err == nil {
+				out[k.Key] = k.Source
+			}
+		}
+	}
+	return out
+}

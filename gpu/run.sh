@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# .gpu/run.sh RESULTS_DIR: on the GPU machine (no Go there), run what
+# `make gpu-bundle` put in .gpu/ and write every result under RESULTS_DIR:
+#
+#   nvidia-smi.txt          the device
+#   runtime_test.log        runtime's own GPU tests (graph capture, shared memory)
+#   suite.log               the on-device correctness suite (gpu.test -test.v)
+#   suite_summary.json      every check of the suite: pass / fail / skip, worst err/tol
+#   memcheck.log            compute-sanitizer --tool memcheck on a representative run
+#   racecheck.log           compute-sanitizer --tool racecheck on the same run
+#   fuser_bench.txt/.json   fuser bench: kernels, steps, ceilings
+#   compare.*, anchors.json bench/compare.py: PyTorch anchors and ratios (same run)
+#   summary.txt             each step's command, exit status and time
+#
+# Environment: SAN_CASES (regexp of the suite cases the sanitizers run,
+# default the shrunk tiny spec's), SKIP_SUITE, SKIP_SANITIZER, SKIP_BENCH,
+# SKIP_COMPARE (set to 1 to leave a step out), BENCH_REPS, STEP_TIMEOUT
+# (seconds, per step).
+# The exit status is 1 when any step failed.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+out=${1:?usage: .gpu/run.sh RESULTS_DIR}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+# shellcheck source=/dev/null
+. "$here/bench.env" # BENCH_SPEC, BENCH_DIMS (what the bundle compiled)
+export FUSER_KERNELS="$here/kernels"
+san_cases=${SAN_CASES:-^tiny/small/}
+status=0
+: >"$out/summary.txt"
+
+# step NAME LOG CMD...: run CMD with its output in LOG, record the status.
+step() {
+	local name=$1 log=$2 start rc
+	shift 2
+	echo "== $name: $*" | tee -a "$out/summary.txt"
+	start=$(date +%s)
+	if [ -n "${STEP_TIMEOUT:-}" ]; then set -- timeout -k 10 "$STEP_TIMEOUT" "$@"; fi
+	"$@" >"$log" 2>&1
+	rc=$?
+	echo "   exit $rc after $(($(date +%s) - start)) s, log $(basename "$log")" | tee -a "$out/summary.txt"
+	[ "$rc" = 0 ] || status=1
+	return 0
+}
+
+nvidia-smi >"$out/nvidia-smi.txt" 2>&1
+step runtime "$out/runtime_test.log" "$here/runtime.test" -test.v
+if [ "${SKIP_SUITE:-0}" != 1 ]; then
+	step suite "$out/suite.log" "$here/gpu.test" -test.v -test.run '^TestSuite$' -test.timeout 60m \
+		-kernels "$here/kernels" -summary "$out/suite_summary.json"
+	grep -E '^(--- FAIL|FAIL|ok|PASS)' "$out/suite.log" | tail -20 >>"$out/summary.txt"
+	sed -n '/summary:/,/^[-=]/p' "$out/suite.log" | head -40 >>"$out/summary.txt"
+fi
+if [ "${SKIP_SANITIZER:-0}" != 1 ]; then
+	san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+	for tool in memcheck racecheck; do
+		step "$tool" "$out/$tool.log" "$san" --tool "$tool" --error-exitcode 9 --print-limit 200 \
+			"$here/gpu.test" -test.v -test.run '^TestSuite$' -kernels "$here/kernels" -cases "$san_cases"
+		grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|Error|Hazard' "$out/$tool.log" | tail -5 >>"$out/summary.txt"
+	done
+fi
+if [ "${SKIP_BENCH:-0}" != 1 ]; then
+	dims=()
+	for d in $BENCH_DIMS; do dims+=(-dims "$d"); done
+	step bench "$out/fuser_bench.txt" "$here/fuser" bench "$BENCH_SPEC" "${dims[@]}" -kernels "$here/kernels" \
+		-reps "${BENCH_REPS:-100}" -json-out "$out/fuser_bench.json"
+	grep -E 'ceilings|step:' "$out/fuser_bench.txt" >>"$out/summary.txt"
+fi
+if [ "${SKIP_COMPARE:-0}" != 1 ]; then
+	cmp=$here/../bench/compare.py
+	[ -f "$cmp" ] || cmp=$here/compare.py
+	step compare "$out/compare.log" env PYTHONUNBUFFERED=1 python3 "$cmp" --ours "$out/fuser_bench.json" --out "$out"
+fi
+cat "$out/summary.txt"
+exit "$status"
