@@ -46,6 +46,11 @@ func launchOf(s *State, k *plan.Kernel) (*plan.Launch, error) {
 		for _, d := range out[:len(out)-2] {
 			batch *= eval(d)
 		}
+		if len(first.Args[1].Type.Shape) == 2 {
+			// A 2-D weight is shared by every row: the kernel folds the
+			// leading axes into M, so the path is chosen from all rows.
+			m, batch = m*batch, 1
+		}
 		if m <= gemvMaxRows {
 			blocks := ceilDiv(n, gemvCols) * batch
 			split := int64(1)
@@ -58,7 +63,7 @@ func launchOf(s *State, k *plan.Kernel) (*plan.Launch, error) {
 			}
 			return l, nil
 		}
-		return &plan.Launch{Variant: "gemm", Grid: [3]int64{ceilDiv(n, gemmTile), ceilDiv(m, gemmTile), batch}, Block: 384, Launches: 1, Splits: 1, Tile: [2]int64{gemmTile, gemmTile}, SharedBytes: 4 * 2 * gemmTile * 64 * 2}, nil
+		return &plan.Launch{Variant: "gemm", Grid: [3]int64{ceilDiv(n, gemmTile), ceilDiv(m, gemmTile), batch}, Block: 384, Launches: 1, Splits: 1, Tile: [2]int64{gemmTile, gemmTile}}, nil
 	case plan.Attention:
 		return attentionLaunch(s, first, eval), nil
 	case plan.Row:
