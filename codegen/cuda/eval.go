@@ -197,58 +197,44 @@ func (e *evaluator) op(d *ir.Node, v *ir.Value, idx []ix) (string, error) {
 	return "", fmt.Errorf("op %s is not element-wise", d.Op)
 }
 
+// unaryFns are the C functions of the unary element-wise ops.
+var unaryFns = map[ir.Op]string{
+	ir.OpExp: "fz_exp", ir.OpLog: "logf", ir.OpSqrt: "sqrtf", ir.OpRsqrt: "rsqrtf", ir.OpTanh: "tanhf",
+	ir.OpSilu: "fz_silu", ir.OpGelu: "fz_gelu", ir.OpSigmoid: "fz_sigmoid",
+}
+
+// castFns round an f32 to the values of a narrower type.
+var castFns = map[ir.DType]string{
+	ir.I32: "fz_trunc_i32", ir.BF16: "fz_round_bf16", ir.F16: "fz_round_f16", ir.FP8E4M3: "fz_round_fp8",
+}
+
 func unaryC(d *ir.Node, a string) string {
 	switch d.Op {
 	case ir.OpNeg:
 		return "-" + a
-	case ir.OpExp:
-		return "fz_exp(" + a + ")"
-	case ir.OpLog:
-		return "logf(" + a + ")"
-	case ir.OpSqrt:
-		return "sqrtf(" + a + ")"
-	case ir.OpRsqrt:
-		return "rsqrtf(" + a + ")"
-	case ir.OpTanh:
-		return "tanhf(" + a + ")"
-	case ir.OpSilu:
-		return "fz_silu(" + a + ")"
-	case ir.OpGelu:
-		return "fz_gelu(" + a + ")"
-	case ir.OpSigmoid:
-		return "fz_sigmoid(" + a + ")"
 	case ir.OpSoftcap:
 		return "fz_softcap(" + a + ", " + flit(d.Attr.Num) + ")"
 	case ir.OpCast:
-		switch d.Attr.To {
-		case ir.I32:
-			return "fz_trunc_i32(" + a + ")"
-		case ir.BF16:
-			return "fz_round_bf16(" + a + ")"
-		case ir.F16:
-			return "fz_round_f16(" + a + ")"
-		case ir.FP8E4M3:
-			return "fz_round_fp8(" + a + ")"
+		if fn, ok := castFns[d.Attr.To]; ok {
+			return fn + "(" + a + ")"
 		}
 		return a
+	}
+	if fn, ok := unaryFns[d.Op]; ok {
+		return fn + "(" + a + ")"
 	}
 	return a
 }
 
+// binaryFormats are the C expressions of the binary element-wise ops.
+var binaryFormats = map[ir.Op]string{
+	ir.OpAdd: "%s + %s", ir.OpSub: "%s - %s", ir.OpMul: "%s * %s", ir.OpDiv: "%s / %s",
+	ir.OpMax: "fmaxf(%s, %s)", ir.OpMin: "fminf(%s, %s)",
+}
+
 func binaryC(op ir.Op, a, b string) string {
-	switch op {
-	case ir.OpAdd:
-		return a + " + " + b
-	case ir.OpSub:
-		return a + " - " + b
-	case ir.OpMul:
-		return a + " * " + b
-	case ir.OpDiv:
-		return a + " / " + b
-	case ir.OpMax:
-		return "fmaxf(" + a + ", " + b + ")"
-	case ir.OpMin:
-		return "fminf(" + a + ", " + b + ")"
+	if f, ok := binaryFormats[op]; ok {
+		return fmt.Sprintf(f, a, b)
 	}
 	return a
 }

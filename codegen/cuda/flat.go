@@ -26,20 +26,7 @@ func (k *kgen) flatKernel(outs []*ir.Value) (string, error) {
 	dom, last := shape[:r], ixp(shape[r])
 	var w writer
 	w.indent = 1
-	w.line("const i64 nch = %s;", ixDiv(ixAdd(last, ixc(7)), ixc(8)))
-	w.line("const i64 total = %s * nch;", ixp(numel(dom)))
-	w.open("for (i64 c = (i64)blockIdx.x * %d + threadIdx.x; c < total; c += (i64)gridDim.x * %d) {", k.nt, k.nt)
-	w.line("const i64 row = c / nch;")
-	w.line("const i64 j0 = (c - row * nch) * 8;")
-	rowIdx := delin(ixv("row"), dom)
-	for i := range rowIdx {
-		if rowIdx[i].k {
-			continue
-		}
-		name := fmt.Sprintf("ri%d", i)
-		w.line("const i64 %s = %s;", name, rowIdx[i])
-		rowIdx[i] = ixv(name)
-	}
+	rowIdx := k.openChunkLoop(&w, dom, last)
 	at := func(jj ix) []ix { return append(append([]ix(nil), rowIdx...), jj) }
 	valid := last
 	var ragged *ir.Value
@@ -76,8 +63,6 @@ func (k *kgen) flatKernel(outs []*ir.Value) (string, error) {
 	}
 	// Row-invariant values are hoisted into rowScope, whose writer is w:
 	// generate both bodies before writing the branches.
-	var vw, sw writer
-	vw.indent, sw.indent = w.indent+1, w.indent+1
 	vec, err := k.genLanes(rowScope, true, hoist, nil, body)
 	if err != nil {
 		return "", err
@@ -111,4 +96,26 @@ func (k *kgen) flatKernel(outs []*ir.Value) (string, error) {
 	w.close()
 	w.close()
 	return w.String(), nil
+}
+
+// openChunkLoop opens the grid-stride loop of an element-wise kernel over
+// chunks of 8 positions along the last axis (extent last) of the rows dom:
+// chunk c is row c / nch, positions j0 .. j0 + 7. It returns the row's
+// index along each axis of dom, named once.
+func (k *kgen) openChunkLoop(w *writer, dom []poly, last ix) []ix {
+	w.line("const i64 nch = %s;", ixDiv(ixAdd(last, ixc(7)), ixc(8)))
+	w.line("const i64 total = %s * nch;", ixp(numel(dom)))
+	w.open("for (i64 c = (i64)blockIdx.x * %d + threadIdx.x; c < total; c += (i64)gridDim.x * %d) {", k.nt, k.nt)
+	w.line("const i64 row = c / nch;")
+	w.line("const i64 j0 = (c - row * nch) * 8;")
+	rowIdx := delin(ixv("row"), dom)
+	for i := range rowIdx {
+		if rowIdx[i].k {
+			continue
+		}
+		name := fmt.Sprintf("ri%d", i)
+		w.line("const i64 %s = %s;", name, rowIdx[i])
+		rowIdx[i] = ixv(name)
+	}
+	return rowIdx
 }
