@@ -38,8 +38,8 @@ gpu:
 # (gpu), the fuser CLI with `fuser bench`, all built with the tag cuda and
 # linking libcuda only (checked below); the kernels of every suite case and
 # bench target compiled here with NVRTC into .gpu/kernels (gzipped sm_90a
-# cubins, reused while their source is unchanged); run.sh, bench.env and
-# compare.py. There: .gpu/run.sh RESULTS_DIR. Not part of `make test`.
+# cubins, reused while their source is unchanged); run.sh, bench.env,
+# compare.py and ncu_table.py. There: .gpu/run.sh RESULTS_DIR. Not part of `make test`.
 BENCH_SPEC ?= llama3_8b
 BENCH_DIMS ?= B=1,S=1,T=4096 B=16,S=1,T=4096
 CUDA_LDFLAGS := -ldflags='-s -w'
@@ -56,7 +56,7 @@ gpu-bundle:
 	  bench=""; for d in $(BENCH_DIMS); do bench="$${bench}$(BENCH_SPEC):$$d;"; done; \
 	  $(GO) run -tags nvrtc ./gpu/cmd/gpukernels -out .gpu/kernels -bench "$$bench"; \
 	  printf 'BENCH_SPEC=%s\nBENCH_DIMS="%s"\n' '$(BENCH_SPEC)' '$(BENCH_DIMS)' > .gpu/bench.env; \
-	  cp gpu/run.sh .gpu/run.sh; cp bench/compare.py .gpu/compare.py; chmod +x .gpu/run.sh; \
+	  cp gpu/run.sh .gpu/run.sh; cp bench/compare.py bench/ncu_table.py .gpu/; chmod +x .gpu/run.sh; \
 	  du -sh .gpu; echo "ship .gpu/ to the GPU machine and run .gpu/run.sh RESULTS_DIR there"
 
 # A longer fuzzing run of the parser and checker (not part of `make test`).

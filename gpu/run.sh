@@ -10,11 +10,14 @@
 #   racecheck.log           compute-sanitizer --tool racecheck on the same run
 #   fuser_bench.txt/.json   fuser bench: kernels, steps, ceilings
 #   compare.*, anchors.json bench/compare.py: PyTorch anchors and ratios (same run)
+#   ncu_traffic.md/.json    ncu's DRAM bytes per kernel of the first bench dims'
+#                           fused and unfused steps against the cost model
+#                           (fuser profile + bench/ncu_table.py); ncu.csv raw
 #   summary.txt             each step's command, exit status and time
 #
 # Environment: SAN_CASES (regexp of the suite cases the sanitizers run,
 # default the shrunk tiny spec's), SKIP_SUITE, SKIP_SANITIZER, SKIP_BENCH,
-# SKIP_COMPARE (set to 1 to leave a step out), BENCH_REPS, STEP_TIMEOUT
+# SKIP_COMPARE, SKIP_NCU (set to 1 to leave a step out), BENCH_REPS, STEP_TIMEOUT
 # (seconds, per step).
 # The exit status is 1 when any step failed.
 set -u
@@ -70,6 +73,16 @@ if [ "${SKIP_COMPARE:-0}" != 1 ]; then
 	cmp=$here/../bench/compare.py
 	[ -f "$cmp" ] || cmp=$here/compare.py
 	step compare "$out/compare.log" env PYTHONUNBUFFERED=1 python3 "$cmp" --ours "$out/fuser_bench.json" --out "$out"
+fi
+if [ "${SKIP_NCU:-0}" != 1 ]; then
+	ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+	first=${BENCH_DIMS%% *}
+	step ncu "$out/ncu.log" "$ncu" --clock-control none --metrics dram__bytes_read.sum,dram__bytes_write.sum \
+		--kernel-name regex:'^k[0-9]+_' --csv --print-units base --log-file "$out/ncu.csv" \
+		"$here/fuser" profile "$BENCH_SPEC" -dims "$first" -kernels "$here/kernels" -json-out "$out/profile.json"
+	tbl=$here/../bench/ncu_table.py
+	[ -f "$tbl" ] || tbl=$here/ncu_table.py
+	step ncu_table "$out/ncu_table.log" python3 "$tbl" "$out/profile.json" "$out/ncu.csv" --out "$out/ncu_traffic"
 fi
 cat "$out/summary.txt"
 exit "$status"

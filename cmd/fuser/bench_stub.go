@@ -8,7 +8,14 @@ import (
 )
 
 func init() {
-	registered = append(registered, command{"bench", benchUsage, benchDoc, func([]string, io.Writer) error {
-		return fmt.Errorf("fuser bench: this fuser was built without CUDA; build it with -tags cuda and the flags of scripts/cuda-sdk.sh (make gpu-bundle does) and run it on a GPU machine")
-	}})
+	registered = append(registered,
+		command{"bench", benchUsage, benchDoc, needsCUDA("bench")},
+		command{"profile", profileUsage, profileDoc, needsCUDA("profile")})
+}
+
+// needsCUDA is the stand-in for a command that runs kernels on a GPU.
+func needsCUDA(name string) func([]string, io.Writer) error {
+	return func([]string, io.Writer) error {
+		return fmt.Errorf("fuser %s: this fuser was built without CUDA; build it with -tags cuda and the flags of scripts/cuda-sdk.sh (make gpu-bundle does) and run it on a GPU machine", name)
+	}
 }

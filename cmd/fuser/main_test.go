@@ -50,6 +50,8 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"plan"}, 2, "usage: fuser plan"},
 		{[]string{"frobnicate"}, 2, "unknown command"},
 		{[]string{"help"}, 0, "passes (fuser plan --dump-after=NAME)"},
+		{[]string{"help"}, 0, "profile SPEC -dims"},
+		{[]string{"profile", "tiny", "-dims", "B=1,S=1,T=8"}, 1, "fuser profile: this fuser was built without CUDA"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -1,0 +1,92 @@
+//go:build cuda
+
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/fuser-dev/fuser/gpu"
+	"github.com/fuser-dev/fuser/ir/interp"
+)
+
+func init() {
+	registered = append(registered, command{"profile", profileUsage, profileDoc, runProfile})
+}
+
+// profileOutput is `fuser profile`'s JSON; bench/ncu_table.py joins it with
+// the counters ncu measured for the same launches.
+type profileOutput struct {
+	Spec    string               `json:"spec"`
+	Dims    map[string]int64     `json:"dims"`
+	Kernels []gpu.ProfiledKernel `json:"kernels"`
+}
+
+func runProfile(args []string, w io.Writer) error {
+	fs := flag.NewFlagSet("profile", flag.ContinueOnError)
+	dimsArg := fs.String("dims", "", "bind the dims, e.g. B=1,S=1,T=4096")
+	kernels := fs.String("kernels", "", "directory of compiled kernel images (default $FUSER_KERNELS, else kernels/ beside this binary)")
+	seed := fs.Int64("seed", 1, "seed of the random inputs")
+	jsonOut := fs.String("json-out", "", "write the JSON to this file instead of stdout")
+	pos, err := parseArgs(fs, args, 1, profileUsage)
+	if err != nil {
+		return err
+	}
+	g, err := loadSpec(pos[0])
+	if err != nil {
+		return err
+	}
+	dims, err := parseDims(*dimsArg, g)
+	if err != nil {
+		return err
+	}
+	full, _, err := interp.DeriveDims(g, dims)
+	if err != nil {
+		return &exitError{code: 2, err: fmt.Errorf("fuser profile: %w", err)}
+	}
+	if err := requireDims(full, g); err != nil {
+		return err
+	}
+	images := &gpu.Images{Dir: benchKernelsDir(*kernels), Log: func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }}
+	dev, err := gpu.NewDevice(images)
+	if err != nil {
+		return err
+	}
+	defer dev.Close()
+	fused, unfused, err := gpu.BenchPlans(g, dims)
+	if err != nil {
+		return err
+	}
+	b := &gpu.Bench{D: dev, Opt: gpu.BenchOptions{Seed: *seed}}
+	leaves, err := b.Inputs(fused)
+	if err != nil {
+		return err
+	}
+	out := profileOutput{Spec: g.Name, Dims: fused.Dims}
+	for _, p := range []*gpu.Plan{fused, unfused} {
+		l, err := dev.Load(p)
+		if err != nil {
+			return err
+		}
+		leaves.P = p
+		ks, err := b.Once(l, leaves)
+		if err != nil {
+			return fmt.Errorf("%s plan: %w", gpu.PlanName(p.Fused), err)
+		}
+		out.Kernels = append(out.Kernels, ks...)
+	}
+	if *jsonOut == "" {
+		return writeJSON(w, out)
+	}
+	f, err := os.Create(*jsonOut)
+	if err != nil {
+		return err
+	}
+	if err := writeJSON(f, out); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
