@@ -4,6 +4,9 @@
 #
 #   nvidia-smi.txt          the device
 #   runtime_test.log        runtime's own GPU tests (graph capture, shared memory)
+#   ladder.log              the CUDA-graph ladder: Llama-3-8B decode as one graph
+#                           launch equal to eager bit for bit; paged batches padded
+#                           to buckets (gpu.test -test.run '^TestLadder')
 #   suite.log               the on-device correctness suite (gpu.test -test.v)
 #   suite_summary.json      every check of the suite: pass / fail / skip, worst err/tol
 #   memcheck.log            compute-sanitizer --tool memcheck on a representative run
@@ -16,8 +19,9 @@
 #   summary.txt             each step's command, exit status and time
 #
 # Environment: SAN_CASES (regexp of the suite cases the sanitizers run,
-# default the shrunk tiny spec's), SKIP_SUITE, SKIP_SANITIZER, SKIP_BENCH,
-# SKIP_COMPARE, SKIP_NCU (set to 1 to leave a step out), BENCH_REPS, STEP_TIMEOUT
+# default the shrunk tiny spec's), SKIP_LADDER, SKIP_SUITE, SKIP_SANITIZER,
+# SKIP_BENCH, SKIP_COMPARE, SKIP_NCU (set to 1 to leave a step out),
+# BENCH_REPS, STEP_TIMEOUT
 # (seconds, per step).
 # The exit status is 1 when any step failed.
 set -u
@@ -48,6 +52,10 @@ step() {
 
 nvidia-smi >"$out/nvidia-smi.txt" 2>&1
 step runtime "$out/runtime_test.log" "$here/runtime.test" -test.v
+if [ "${SKIP_LADDER:-0}" != 1 ]; then
+	step ladder "$out/ladder.log" "$here/gpu.test" -test.v -test.run '^TestLadder' -kernels "$here/kernels"
+	grep -E '^(--- |ok|FAIL|PASS)|bit for bit|1 launch' "$out/ladder.log" | tail -20 >>"$out/summary.txt"
+fi
 if [ "${SKIP_SUITE:-0}" != 1 ]; then
 	step suite "$out/suite.log" "$here/gpu.test" -test.v -test.run '^TestSuite$' -test.timeout 60m \
 		-kernels "$here/kernels" -summary "$out/suite_summary.json"

@@ -52,8 +52,50 @@ func (c *Context) Synchronize() error {
 	return nil
 }
 
-// Stream is a CUDA stream of a context.
-type Stream struct{ s cu.Stream }
+// Stream is a CUDA stream of a context. It counts what is enqueued on it
+// through this package (see Counts).
+type Stream struct {
+	s cu.Stream
+	// capturing is set between BeginCapture and EndCapture.
+	capturing bool
+	counts    Counts
+}
+
+// Counts are what has been enqueued on a stream through this package. A
+// launch is a kernel launch or a graph launch: each costs the CPU a launch
+// call and the GPU a dispatch. Copies and memsets are counted apart and are
+// not launches (a step's host-to-device copies of its inputs, say).
+type Counts struct {
+	// Kernels are kernel launches run on the stream, not captured.
+	Kernels int64
+	// Graphs are graph launches.
+	Graphs int64
+	// Captured are kernel launches recorded into a graph during a capture;
+	// they run only when the graph is launched.
+	Captured int64
+	// Copies are asynchronous copies and memsets.
+	Copies int64
+}
+
+// Launches is Kernels + Graphs.
+func (c Counts) Launches() int64 { return c.Kernels + c.Graphs }
+
+// Sub is c - d, what was enqueued between two readings.
+func (c Counts) Sub(d Counts) Counts {
+	return Counts{Kernels: c.Kernels - d.Kernels, Graphs: c.Graphs - d.Graphs, Captured: c.Captured - d.Captured, Copies: c.Copies - d.Copies}
+}
+
+// Counts returns what has been enqueued on s so far.
+func (s *Stream) Counts() Counts { return s.counts }
+
+// launched counts a kernel launch on s.
+func (s *Stream) launched() {
+	if s.capturing {
+		s.counts.Captured++
+	} else {
+		s.counts.Kernels++
+	}
+}
 
 // NewStream makes a non-blocking stream (one that can be captured).
 func (c *Context) NewStream() (*Stream, error) {

@@ -36,10 +36,17 @@ type GraphExec struct{ e C.CUgraphExec }
 
 // BeginCapture starts capturing the work enqueued on s into a graph
 // instead of running it.
-func BeginCapture(s *Stream) error { return check(C.beginCapture(s.c()), "begin capture") }
+func BeginCapture(s *Stream) error {
+	if err := check(C.beginCapture(s.c()), "begin capture"); err != nil {
+		return err
+	}
+	s.capturing = true
+	return nil
+}
 
 // EndCapture ends the capture on s and returns the graph.
 func EndCapture(s *Stream) (*Graph, error) {
+	s.capturing = false
 	g := &Graph{}
 	if err := check(C.endCapture(s.c(), &g.g), "end capture"); err != nil {
 		return nil, err
@@ -60,7 +67,13 @@ func (g *Graph) Instantiate() (*GraphExec, error) {
 func (g *Graph) Destroy() error { return check(C.cuGraphDestroy(g.g), "destroy graph") }
 
 // Launch enqueues the whole graph on s.
-func (e *GraphExec) Launch(s *Stream) error { return check(C.launchGraph(e.e, s.c()), "launch graph") }
+func (e *GraphExec) Launch(s *Stream) error {
+	if err := check(C.launchGraph(e.e, s.c()), "launch graph"); err != nil {
+		return err
+	}
+	s.counts.Graphs++
+	return nil
+}
 
 // Destroy releases the executable graph.
 func (e *GraphExec) Destroy() error { return check(C.cuGraphExecDestroy(e.e), "destroy graph exec") }

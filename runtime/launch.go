@@ -43,5 +43,6 @@ func Launch(k *Kernel, grid [3]int64, block int, shared int64, s *Stream, args .
 	if err := k.fn.Launch(int(grid[0]), int(grid[1]), int(grid[2]), block, 1, 1, int(shared), s.s, ptrs); err != nil {
 		return fmt.Errorf("runtime: launch %s: %w", k.Name, err)
 	}
+	s.launched()
 	return nil
 }

@@ -61,11 +61,13 @@ func (b Buffer) CopyOutAt(off int64, dst []byte) error {
 
 // CopyDtoD copies n bytes between device addresses, enqueued on s.
 func CopyDtoD(dst, src DevicePtr, n int64, s *Stream) error {
+	s.counts.Copies++
 	return check(C.copyDtoDAsync(C.CUdeviceptr(dst), C.CUdeviceptr(src), C.size_t(n), s.c()), "copy on device")
 }
 
 // MemsetAsync sets n bytes at p to v, enqueued on s.
 func MemsetAsync(p DevicePtr, v byte, n int64, s *Stream) error {
+	s.counts.Copies++
 	return check(C.memsetAsync(C.CUdeviceptr(p), C.uchar(v), C.size_t(n), s.c()), "memset")
 }
 

@@ -55,33 +55,50 @@ func (l *layer) emitDecls(f *jen.File, ptxName string) {
 	})
 }
 
-// emitLayer emits the Layer type and its buffer list.
+// emitLayer emits the Layer type, its buffer accessors and its buffer
+// list. The buffers are unexported fields, handed out by value: the
+// addresses New allocated are the ones every launch and every captured
+// graph uses, and no API sets them.
 func (l *layer) emitLayer(f *jen.File) {
+	rt := func(name string) *jen.Statement { return jen.Qual(RuntimePath, name) }
 	f.Comment(fmt.Sprintf("Layer is layer %s on the GPU. New allocates every buffer at the", l.name))
 	f.Comment("planned dims, and the buffers keep their addresses, so captured graphs")
-	f.Comment("stay valid; fill the inputs, params and states before Forward.")
+	f.Comment("stay valid; fill the inputs, params and states (through the accessors,")
+	f.Comment("which hand out the buffers by value) before Forward.")
 	f.Type().Id("Layer").StructFunc(func(g *jen.Group) {
 		for _, b := range l.bufs {
-			g.Comment(fmt.Sprintf("%s is %s %s: %s, %d bytes.", b.Field, b.Role, b.Value.Name, b.Value.Type, b.Bytes))
-			g.Id(b.Field).Qual(RuntimePath, "Buffer")
+			g.Id(fieldName(b.Field)).Add(rt("Buffer"))
 		}
-		g.Comment("Arena holds the intermediates at the offsets of the memory plan.")
-		g.Id("Arena").Qual(RuntimePath, "Buffer")
+		g.Id(fieldName("Arena")).Add(rt("Buffer"))
 		g.Line()
 		g.Id("dims").Id("Dims")
-		g.Id("module").Op("*").Qual(RuntimePath, "Module")
-		g.Id("kernels").Index(jen.Len(jen.Id("entries"))).Op("*").Qual(RuntimePath, "Kernel")
-		g.Id("stream").Op("*").Qual(RuntimePath, "Stream")
-		g.Id("graphs").Map(jen.Int()).Op("*").Qual(RuntimePath, "GraphExec")
+		g.Id("module").Op("*").Add(rt("Module"))
+		g.Id("kernels").Index(jen.Len(jen.Id("entries"))).Op("*").Add(rt("Kernel"))
+		g.Id("stream").Op("*").Add(rt("Stream"))
+		g.Id("graphs").Map(jen.Int()).Op("*").Add(rt("GraphExec"))
+		g.Id("ladder").Op("*").Add(rt("Ladder"))
 	})
-
+	for _, b := range l.bufs {
+		size := fmt.Sprintf("%d bytes", b.Bytes)
+		if b.Extra > 0 {
+			size = fmt.Sprintf("%d bytes and %d more the ladder's padding uses", b.Bytes, b.Extra)
+		}
+		f.Comment(fmt.Sprintf("%s is %s %s: %s, %s.", b.Field, b.Role, b.Value.Name, b.Value.Type, size))
+		f.Func().Params(jen.Id("l").Op("*").Id("Layer")).Id(b.Field).Params().Add(rt("Buffer")).Block(
+			jen.Return(jen.Id("l").Dot(fieldName(b.Field))),
+		)
+	}
+	f.Comment("Arena holds the intermediates at the offsets of the memory plan.")
+	f.Func().Params(jen.Id("l").Op("*").Id("Layer")).Id("Arena").Params().Add(rt("Buffer")).Block(
+		jen.Return(jen.Id("l").Dot(fieldName("Arena"))),
+	)
 	f.Comment("buffers lists the Layer's buffers.")
-	f.Func().Params(jen.Id("l").Op("*").Id("Layer")).Id("buffers").Params().Index().Op("*").Qual(RuntimePath, "Buffer").Block(
-		jen.Return(jen.Index().Op("*").Qual(RuntimePath, "Buffer").ValuesFunc(func(g *jen.Group) {
+	f.Func().Params(jen.Id("l").Op("*").Id("Layer")).Id("buffers").Params().Index().Op("*").Add(rt("Buffer")).Block(
+		jen.Return(jen.Index().Op("*").Add(rt("Buffer")).ValuesFunc(func(g *jen.Group) {
 			for _, b := range l.bufs {
-				g.Op("&").Id("l").Dot(b.Field)
+				g.Op("&").Id("l").Dot(fieldName(b.Field))
 			}
-			g.Op("&").Id("l").Dot("Arena")
+			g.Op("&").Id("l").Dot(fieldName("Arena"))
 		})),
 	)
 }

@@ -39,9 +39,9 @@ func (l *layer) emitNew(f *jen.File) {
 			)
 		}
 		for _, b := range l.bufs {
-			alloc(b.Field, b.Role+" "+b.Value.Name, jen.Lit(int(b.Bytes)))
+			alloc(fieldName(b.Field), b.Role+" "+b.Value.Name, jen.Lit(int(b.Bytes+b.Extra)))
 		}
-		alloc("Arena", "arena", jen.Id("ArenaBytes"))
+		alloc(fieldName("Arena"), "arena", jen.Id("ArenaBytes"))
 		g.List(jen.Id("l").Dot("stream"), jen.Err()).Op("=").Id("ctx").Dot("NewStream").Call()
 		g.Return(jen.Err())
 	})
@@ -84,9 +84,9 @@ func (l *layer) argCode(a arg) jen.Code {
 	case a.Dim != "":
 		return jen.Id("d").Dot(a.Dim)
 	case a.Field != "":
-		return jen.Id("l").Dot(a.Field).Dot("Ptr")
+		return jen.Id("l").Dot(fieldName(a.Field)).Dot("Ptr")
 	}
-	return jen.Id("l").Dot("Arena").Dot("At").Call(jen.Lit(int(a.Offset)))
+	return jen.Id("l").Dot(fieldName("Arena")).Dot("At").Call(jen.Lit(int(a.Offset)))
 }
 
 // emitCapture emits Capture: Forward with the batch dim B set to batch,
@@ -116,9 +116,13 @@ func (l *layer) emitCapture(f *jen.File) {
 
 // emitClose emits Close.
 func (l *layer) emitClose(f *jen.File) {
-	f.Comment("Close releases the graphs, buffers, stream and module.")
+	f.Comment("Close releases the graphs (the ladder's too), buffers, stream and module.")
 	f.Func().Params(jen.Id("l").Op("*").Id("Layer")).Id("Close").Params().Error().Block(
 		jen.Var().Id("errs").Index().Error(),
+		jen.If(jen.Id("l").Dot("ladder").Op("!=").Nil()).Block(
+			jen.Id("errs").Op("=").Append(jen.Id("errs"), jen.Id("l").Dot("ladder").Dot("Destroy").Call()),
+			jen.Id("l").Dot("ladder").Op("=").Nil(),
+		),
 		jen.For(jen.List(jen.Id("_"), jen.Id("e")).Op(":=").Range().Id("l").Dot("graphs")).Block(
 			jen.Id("errs").Op("=").Append(jen.Id("errs"), jen.Id("e").Dot("Destroy").Call()),
 		),

@@ -44,6 +44,7 @@ func Generate(p *plan.Plan, dims map[string]int64, kernels []Kernel, pkg, ptxNam
 	l.emitNew(f)
 	l.emitForward(f)
 	l.emitCapture(f)
+	l.emitLadder(f)
 	l.emitClose(f)
 	var buf bytes.Buffer
 	if err := f.Render(&buf); err != nil {

@@ -19,6 +19,9 @@ type layer struct {
 	field    map[*ir.Value]string
 	arena    int64
 	launches []launch
+	ladder   *ladderModel
+	// scratch is the paged pool's scratch page, past the planned pool.
+	scratch int64
 }
 
 type dimField struct {
@@ -27,12 +30,21 @@ type dimField struct {
 }
 
 // buffer is a device buffer the Layer allocates for a leaf or an output.
+// Field names the accessor method; the Layer's field is unexported (see
+// fieldName), so that no one rebinds a buffer under a captured graph.
 type buffer struct {
 	Field string
 	Value *ir.Value
 	Role  string // input, param, state or output
 	Bytes int64
+	// Extra is room the ladder's padding needs past the planned storage:
+	// the scratch page of a paged pool, a page id per padded sequence.
+	Extra int64
 }
+
+// fieldName is the Layer's unexported field of the buffer whose accessor
+// is field.
+func fieldName(field string) string { return "buf" + field }
 
 // launch is one kernel launch of Forward.
 type launch struct {
@@ -50,7 +62,8 @@ type arg struct {
 }
 
 // reserved are the exported names the generated package declares.
-var reserved = []string{"Layer", "Dims", "Planned", "New", "Arena", "ArenaBytes", "Forward", "Capture", "Close"}
+var reserved = []string{"Layer", "Dims", "Planned", "New", "Arena", "ArenaBytes", "Forward", "Capture", "Close",
+	"Ladder", "Step", "StepInputs", "Buckets", "Synchronize", "Counts"}
 
 // newLayer checks the plan (kernels, launches, arena at bound dims) and
 // the kernels' description, and lays out the generated package.
@@ -89,6 +102,9 @@ func newLayer(p *plan.Plan, dims map[string]int64, kernels []Kernel) (*layer, er
 			l.field[v] = f
 			l.bufs = append(l.bufs, buffer{Field: f, Value: v, Role: role.name, Bytes: n})
 		}
+	}
+	if err := l.planLadder(g, dims); err != nil {
+		return nil, err
 	}
 	for i, k := range p.Kernels {
 		kd := kernels[i]
@@ -135,6 +151,32 @@ func (l *layer) args(p *plan.Plan, params []codegen.Param) ([]arg, error) {
 		out = append(out, arg{Offset: off})
 	}
 	return out, nil
+}
+
+// planLadder analyzes the ladder and sizes the room its padding needs: one
+// scratch page past a paged pool (page id P of the planned dims) and one
+// page id per padded sequence past the planned page ids.
+func (l *layer) planLadder(g *ir.Graph, dims map[string]int64) error {
+	l.ladder = analyzeLadder(g)
+	pg := l.ladder.pages
+	if l.ladder.why != "" || pg == nil {
+		return nil
+	}
+	pages, err := pg.pages.Eval(dims)
+	if err != nil {
+		return err
+	}
+	l.scratch = pages
+	for i := range l.bufs {
+		b := &l.bufs[i]
+		switch {
+		case b.Value == pg.state:
+			b.Extra = b.Bytes / pages
+		case b.Value == pg.state.Def.Attr.Layout.Indices:
+			b.Extra = dims["B"] * 4
+		}
+	}
+	return nil
 }
 
 func (l *layer) dimField(d string) string {

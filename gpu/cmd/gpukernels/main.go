@@ -1,8 +1,9 @@
 // Command gpukernels compiles, on a machine without a GPU, every kernel the
 // on-device suite and the benchmarks load: the one-kernel modules of every
-// suite case (gpu.Cases), fused and unfused, of the bench targets and of the
-// ceiling kernels, with NVRTC for sm_90a, into gzipped cubins named by
-// their source's key plus manifest.json (see gpu.Images). make gpu-bundle
+// suite case (gpu.Cases), fused and unfused, of the bench targets, of the
+// ladder tests (gpu.LadderPlans) and of the ceiling kernels, with NVRTC for
+// sm_90a, into gzipped cubins named by their source's key plus
+// manifest.json (see gpu.Images). make gpu-bundle
 // runs it; it needs the build tag nvrtc (without it NVRTC is not linked and
 // it fails saying so).
 //
@@ -75,6 +76,11 @@ func run(out string, seed int64, bench string, jobs int) error {
 		}
 		plans = append(plans, f, u)
 	}
+	llama, paged, err := gpu.LadderPlans()
+	if err != nil {
+		return err
+	}
+	plans = append(plans, llama, paged)
 	ceil, err := gpu.CeilingPlan()
 	if err != nil {
 		return err
