@@ -6,13 +6,18 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/fuser-dev/fuser/codegen/nvrtc"
+	"github.com/fuser-dev/fuser/internal/golden"
 )
 
 var nvrtcSpecs = flag.String("nvrtc.specs", "", "comma-separated specs TestNVRTC compiles (default: all)")
@@ -62,13 +67,19 @@ func parseReport(log string) []kernelReport {
 	return out
 }
 
+// ptxasGolden is the table of every kernel's registers, shared memory and
+// stack, so that changes show in diffs. TestNVRTC checks it when it runs
+// its default set (no -nvrtc.* or -test.dims flags); -update rewrites it.
+const ptxasGolden = "testdata/ptxas.txt"
+
 // TestNVRTC compiles the module of every spec, fused and unfused, at every
 // test binding, for sm_90a and sm_80, and fails on any compile error or
-// register spill.
+// register spill; the ptxas report of every kernel is checked against
+// ptxasGolden.
 func TestNVRTC(t *testing.T) {
 	cfgs := testConfigs(t)
 	var mu sync.Mutex
-	maxRegs := map[string]int{}
+	var rows []string
 	sem := make(chan struct{}, 8)
 	var wg sync.WaitGroup
 	seen := map[[32]byte]bool{}
@@ -86,7 +97,7 @@ func TestNVRTC(t *testing.T) {
 		}
 		sum := sha256.Sum256([]byte(m.Source))
 		if seen[sum] {
-			continue // an identical module was compiled already
+			continue // an identical module was compiled already: its rows are the first config's
 		}
 		if *cubinDir != "" {
 			if _, err := os.Stat(filepath.Join(*cubinDir, hex.EncodeToString(sum[:])+".cubin")); err == nil {
@@ -100,26 +111,24 @@ func TestNVRTC(t *testing.T) {
 			go func(c testConfig, arch string) {
 				defer wg.Done()
 				defer func() { <-sem }()
-				log, cubin, err := compileNVRTC(m.Source, c.spec+".cu", arch)
+				res, err := nvrtc.Compile(m.Source, c.spec+".cu", arch)
 				if err != nil {
-					t.Errorf("%s %s: %v\n%s", c, arch, err, log)
+					t.Errorf("%s %s: %v", c, arch, err)
 					return
 				}
-				reps := parseReport(log)
-				if len(reps) == 0 {
+				if len(res.Kernels) == 0 {
 					t.Errorf("%s %s: no ptxas report", c, arch)
 				}
 				mu.Lock()
 				defer mu.Unlock()
-				for _, r := range reps {
-					if r.spillSt != 0 || r.spLd != 0 {
-						t.Errorf("%s %s: %s spills (%d bytes stores, %d bytes loads, %d registers)", c, arch, r.name, r.spillSt, r.spLd, r.regs)
+				for _, k := range res.Kernels {
+					if k.Spills() {
+						t.Errorf("%s %s: %s spills (%d bytes stores, %d bytes loads, %d registers)", c, arch, k.Name, k.SpillStores, k.SpillLoads, k.Registers)
 					}
-					key := arch + " " + r.name
-					maxRegs[key] = max(maxRegs[key], r.regs)
+					rows = append(rows, fmt.Sprintf("%-52s %-6s %-40s %4d %6d %4d", c, arch, k.Name, k.Registers, k.SharedBytes, k.StackBytes))
 				}
 				if *cubinDir != "" && arch == "sm_90a" {
-					if err := os.WriteFile(filepath.Join(*cubinDir, hex.EncodeToString(sum[:])+".cubin"), cubin, 0o644); err != nil {
+					if err := os.WriteFile(filepath.Join(*cubinDir, hex.EncodeToString(sum[:])+".cubin"), res.CUBIN, 0o644); err != nil {
 						t.Error(err)
 					}
 				}
@@ -127,9 +136,15 @@ func TestNVRTC(t *testing.T) {
 		}
 	}
 	wg.Wait()
-	if testing.Verbose() {
-		for k, v := range maxRegs {
-			t.Logf("%s: %d registers", k, v)
-		}
+	defaults := *nvrtcSpecs == "" && !*nvrtcAll && *dimsFlag == "" && *cubinDir == "" && !*simtFlag &&
+		*nvrtcArchs == flag.Lookup("nvrtc.archs").DefValue
+	if t.Failed() || !defaults {
+		return
 	}
+	sort.Strings(rows)
+	header := "# The ptxas report of every generated kernel: module (spec/plan/dims; a module\n" +
+		"# identical to an earlier one is listed once), arch, entry, registers per thread,\n" +
+		"# static shared memory bytes, stack bytes. Made by TestNVRTC; to accept a change:\n" +
+		"# go test -tags nvrtc ./codegen/cuda -run TestNVRTC -update\n"
+	golden.Check(t, ptxasGolden, header+strings.Join(rows, "\n")+"\n")
 }

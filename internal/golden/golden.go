@@ -6,13 +6,17 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files with the current output")
 
 // Check compares got with the file at path (relative to the test's package),
-// or rewrites the file when -update is set.
+// or rewrites the file when -update is set. A mismatch is reported as a
+// line diff (-want +got).
 func Check(t testing.TB, path, got string) {
 	t.Helper()
 	if *update {
@@ -29,6 +33,7 @@ func Check(t testing.TB, path, got string) {
 		t.Fatalf("%v (run go test -update to create it)", err)
 	}
 	if string(want) != got {
-		t.Errorf("%s differs from the output (run go test -update to accept it)\n--- want\n%s\n--- got\n%s", path, want, got)
+		diff := cmp.Diff(strings.Split(string(want), "\n"), strings.Split(got, "\n"))
+		t.Errorf("%s differs from the output (run go test -update to accept it); -want +got:\n%s", path, diff)
 	}
 }
