@@ -7,6 +7,7 @@ import (
 
 	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/ir/interp"
+	"github.com/fuser-dev/fuser/runtime"
 )
 
 // Encode stores data as dt, little-endian, each value first rounded to dt
@@ -20,9 +21,9 @@ func Encode(data []float64, dt ir.DType) []byte {
 		case ir.BF16:
 			binary.LittleEndian.PutUint16(b, uint16(math.Float32bits(float32(interp.RoundBF16(x)))>>16))
 		case ir.F16:
-			binary.LittleEndian.PutUint16(b, uint16(encodeSmall(interp.RoundF16(x), 10, 15)))
+			binary.LittleEndian.PutUint16(b, uint16(runtime.EncodeMinifloat(interp.RoundF16(x), 10, 15)))
 		case ir.FP8E4M3:
-			b[0] = byte(encodeSmall(interp.RoundFP8E4M3(x), 3, 7))
+			b[0] = byte(runtime.EncodeMinifloat(interp.RoundFP8E4M3(x), 3, 7))
 		case ir.F32:
 			binary.LittleEndian.PutUint32(b, math.Float32bits(float32(x)))
 		case ir.I32:
@@ -30,35 +31,6 @@ func Encode(data []float64, dt ir.DType) []byte {
 		}
 	}
 	return out
-}
-
-// encodeSmall encodes x, exactly representable, in a binary format with
-// mant mantissa bits and exponent bias bias (f16, fp8 e4m3): sign, biased
-// exponent, mantissa, subnormals included. NaN gets the all-ones pattern.
-func encodeSmall(x float64, mant, bias int) uint32 {
-	var sign uint32
-	if math.Signbit(x) {
-		sign = 1
-	}
-	ebits := map[int]int{10: 5, 3: 4}[mant]
-	signBit := sign << (mant + ebits)
-	switch {
-	case math.IsNaN(x):
-		return 1<<(mant+ebits+1) - 1
-	case math.IsInf(x, 0):
-		return signBit | uint32(1<<ebits-1)<<mant
-	case x == 0:
-		return signBit
-	}
-	a := math.Abs(x)
-	_, e := math.Frexp(a) // a = f·2^e, f in [0.5, 1)
-	exp := e - 1 + bias
-	if exp <= 0 { // subnormal: a = m·2^(1-bias-mant)
-		m := uint32(math.Round(math.Ldexp(a, mant+bias-1)))
-		return signBit | m
-	}
-	m := uint32(math.Round(math.Ldexp(a, mant-(e-1)))) - 1<<mant
-	return signBit | uint32(exp)<<mant | m
 }
 
 // Decode reads n values of dt.

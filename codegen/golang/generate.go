@@ -42,6 +42,7 @@ func Generate(p *plan.Plan, dims map[string]int64, kernels []Kernel, pkg, ptxNam
 	l.emitDecls(f, ptxName)
 	l.emitLayer(f)
 	l.emitNew(f)
+	l.emitTensors(f)
 	l.emitForward(f)
 	l.emitCapture(f)
 	l.emitLadder(f)

@@ -22,6 +22,8 @@ type layer struct {
 	ladder   *ladderModel
 	// scratch is the paged pool's scratch page, past the planned pool.
 	scratch int64
+	// tensorList are the params and states as LoadSafetensors reads them.
+	tensorList []tensor
 }
 
 type dimField struct {
@@ -63,7 +65,7 @@ type arg struct {
 
 // reserved are the exported names the generated package declares.
 var reserved = []string{"Layer", "Dims", "Planned", "New", "Arena", "ArenaBytes", "Forward", "Capture", "Close",
-	"Ladder", "Step", "StepInputs", "Buckets", "Synchronize", "Counts"}
+	"Ladder", "Step", "StepInputs", "Buckets", "Synchronize", "Counts", "LoadSafetensors", "InitRandom"}
 
 // newLayer checks the plan (kernels, launches, arena at bound dims) and
 // the kernels' description, and lays out the generated package.
@@ -104,6 +106,10 @@ func newLayer(p *plan.Plan, dims map[string]int64, kernels []Kernel) (*layer, er
 		}
 	}
 	if err := l.planLadder(g, dims); err != nil {
+		return nil, err
+	}
+	var err error
+	if l.tensorList, err = l.tensors(g, dims); err != nil {
 		return nil, err
 	}
 	for i, k := range p.Kernels {

@@ -1,6 +1,8 @@
 package golang
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/fuser-dev/fuser/plan"
@@ -40,5 +42,27 @@ func TestStorageBytes(t *testing.T) {
 		if !found {
 			t.Errorf("%s has no state %s", tc.spec, tc.state)
 		}
+	}
+}
+
+// TestTensorTable lists the params, then the states, with the storage
+// shapes LoadSafetensors expects.
+func TestTensorTable(t *testing.T) {
+	p, dims := planSpec(t, "paged_decode", false)
+	l, err := newLayer(p, dims, DefaultKernels(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, x := range l.tensorList {
+		got = append(got, fmt.Sprintf("%s %s %s %v", x.buf.Role, x.buf.Value.Name, x.dtype, x.shape))
+	}
+	want := []string{
+		"param wn1 BF16 [2048]", "param wqkv BF16 [2048 3072]", "param wo BF16 [2048 2048]",
+		"param wn2 BF16 [2048]", "param wgu BF16 [2048 16384]", "param wd BF16 [8192 2048]",
+		"state kv BF16 [64 2 8 16 64]",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("tensors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
