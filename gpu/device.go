@@ -213,7 +213,7 @@ func (l *Loaded) Launch(in *Instance, i int, s *runtime.Stream) error {
 	lp := k.Plan.Launch
 	for _, e := range l.entries[i] {
 		if err := runtime.Launch(e, lp.Grid, k.CUDA.Block, lp.SharedBytes, s, args...); err != nil {
-			return fmt.Errorf("%s %s grid(%d,%d,%d) block %d shared %d: %w", k.Plan.Name, lp.Variant, lp.Grid[0], lp.Grid[1], lp.Grid[2], k.CUDA.Block, lp.SharedBytes, err)
+			return fmt.Errorf("%s (%s): %w", k.Plan.Name, lp.Variant, err)
 		}
 	}
 	return nil

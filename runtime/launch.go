@@ -41,7 +41,7 @@ func Launch(k *Kernel, grid [3]int64, block int, shared int64, s *Stream, args .
 		ptrs[i] = unsafe.Pointer(&vals[i])
 	}
 	if err := k.fn.Launch(int(grid[0]), int(grid[1]), int(grid[2]), block, 1, 1, int(shared), s.s, ptrs); err != nil {
-		return fmt.Errorf("runtime: launch %s: %w", k.Name, err)
+		return fmt.Errorf("runtime: launch %s grid(%d,%d,%d) block %d shared %d: %w", k.Name, grid[0], grid[1], grid[2], block, shared, err)
 	}
 	s.launched()
 	return nil
