@@ -35,20 +35,7 @@ func (k *kgen) reduceKernel() (string, error) {
 	last := ixp(os[r])
 	var w writer
 	w.indent = 1
-	w.line("const i64 nch = %s;", ixDiv(ixAdd(last, ixc(7)), ixc(8)))
-	w.line("const i64 total = %s * nch;", ixp(numel(dom)))
-	w.open("for (i64 c = (i64)blockIdx.x * %d + threadIdx.x; c < total; c += (i64)gridDim.x * %d) {", k.nt, k.nt)
-	w.line("const i64 row = c / nch;")
-	w.line("const i64 j0 = (c - row * nch) * 8;")
-	rowIdx := delin(ixv("row"), dom)
-	for i := range rowIdx {
-		if rowIdx[i].k {
-			continue
-		}
-		name := fmt.Sprintf("ri%d", i)
-		w.line("const i64 %s = %s;", name, rowIdx[i])
-		rowIdx[i] = ixv(name)
-	}
+	rowIdx := k.openChunkLoop(&w, dom, last)
 	at := func(rr, jj ix) []ix {
 		idx := append(append([]ix(nil), rowIdx...), jj)
 		idx[ax] = rr
