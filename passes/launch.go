@@ -14,7 +14,7 @@ const (
 	gemvCols       = 32
 	gemmTile       = 128
 	prefillBr      = 128
-	minSplitTokens = 128
+	minSplitTokens = 256
 	decodeBlock    = 128
 )
 
