@@ -317,8 +317,10 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
           fz_cp_commit();
           // Tiles in a rotated order (warp w's i-th is round (rot + i) mod
           // mine): blocks that start together stream from different
-          // offsets. rot depends on the sequence only in the default mode.
-          const int rot = mine > 1 ? (int)((u64)((CHUNK > 0 ? 0 : b * G * 2654435761ull) + g * 40503ull + (u64)sp * 2246822519ull) % (u64)mine) : 0;
+          // offsets. rot depends on the sequence only in the default mode
+          // and without a shared prefix (whose blocks should read it
+          // together, from L2).
+          const int rot = mine > 1 ? (int)((u64)((CHUNK > 0 || npre > 0 ? 0 : b * G * 2654435761ull) + g * 40503ull + (u64)sp * 2246822519ull) % (u64)mine) : 0;
 #pragma unroll
           for (int i = 0; i < NSTG - 1; i++) {
             if (i < mine) fz_att_wtile<DH, DP>(c, st + i * WST, st + i * WST + 16 * LDS, lane, b, g, npre, j0 + (i64)(warp + ((rot + i) % mine) * NW) * 16, j1);
