@@ -213,27 +213,30 @@ FZ_DEV void fz_att_cp(u16* dst, const u16* src, int n) {
   *(uint4*)dst = make_uint4(x[0], x[1], x[2], x[3]);
 }
 
-// fz_att_wtile is one warp's load of a decode tile: the K rows (to sk),
-// then the V rows (to sv), of keys j0 .. j0 + 15 of sequence b, kv head g;
-// zeros for keys at jend or later and for dims past DH. Lane l copies the
-// 16-byte chunks l, l + 32, ... of each, so the lanes of a row read its
-// bytes back to back. The caller commits the group.
+// fz_att_wtile is one warp's load of a decode tile: the K rows (to sk) and
+// V rows (to sv) of keys j0 .. j0 + 15 of sequence b, kv head g; zeros for
+// keys at jend or later and for dims past DH. Lane l copies the 16-byte
+// chunks l, l + 32, ... of the tile, so the 16 lanes of a row read its
+// bytes back to back and each row address is computed once per tile. The
+// caller commits the group.
 template <int DH, int DP, class C>
 FZ_DEV void fz_att_wtile(const C& c, u16* sk, u16* sv, int lane, i64 b, i64 g, i64 npre, i64 j0, i64 jend) {
   constexpr int CH = DP / 8, LDS = DP + 8, NE = 16 * CH;
-#pragma unroll
-  for (int comp = 0; comp < 2; comp++) {
-    u16* const sd = comp == 0 ? sk : sv;
 #pragma unroll 2
-    for (int e0 = 0; e0 < NE; e0 += 32) {
-      const int e = e0 + lane;
-      if (NE % 32 == 0 || e < NE) {
-        const int r = e / CH, ch = e - r * CH;
-        const i64 j = j0 + r;
-        const int n = DH - ch * 8 < 8 ? DH - ch * 8 : 8;
-        u16* dst = sd + r * LDS + ch * 8;
-        if (j < jend && n > 0) fz_att_cp(dst, c.row(comp, b, g, j, npre) + ch * 8, n);
-        else *(uint4*)dst = make_uint4(0u, 0u, 0u, 0u);
+  for (int e0 = 0; e0 < NE; e0 += 32) {
+    const int e = e0 + lane;
+    if (NE % 32 == 0 || e < NE) {
+      const int r = e / CH, ch = e - r * CH;
+      const i64 j = j0 + r;
+      const int n = DH - ch * 8 < 8 ? DH - ch * 8 : 8;
+      u16* dk = sk + r * LDS + ch * 8;
+      u16* dv = sv + r * LDS + ch * 8;
+      if (j < jend && n > 0) {
+        fz_att_cp(dk, c.row(0, b, g, j, npre) + ch * 8, n);
+        fz_att_cp(dv, c.row(1, b, g, j, npre) + ch * 8, n);
+      } else {
+        *(uint4*)dk = make_uint4(0u, 0u, 0u, 0u);
+        *(uint4*)dv = make_uint4(0u, 0u, 0u, 0u);
       }
     }
   }
@@ -305,37 +308,27 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
 #pragma unroll
           for (int i = 0; i < NN; i++) { o[i][0] = 0.f; o[i][1] = 0.f; o[i][2] = 0.f; o[i][3] = 0.f; }
           __syncthreads(); // the shared memory's last readers are done
-          // The query rows to shared memory (zeros past R and DH), as
-          // their own cp.async group: no load waits for another.
-          for (int e = threadIdx.x; e < 16 * (DP / 8); e += NT) {
-            const int r = e / (DP / 8), ch = e - r * (DP / 8), n = DH - ch * 8 < 8 ? DH - ch * 8 : 8;
+          // The query rows to shared memory (zeros past R and DH).
+          for (int e = threadIdx.x; e < 16 * (DP / 2); e += NT) {
+            const int r = e / (DP / 2), d = 2 * (e - r * (DP / 2));
             const i64 rr = rt + r;
-            u16* dst = sq + r * LDS + ch * 8;
-            if (rr < R && n > 0) fz_att_cp(dst, c.qrow(b, g * C::GRP + rr / S, rr % S) + ch * 8, n);
-            else *(uint4*)dst = make_uint4(0u, 0u, 0u, 0u);
+            const u16* qp = rr < R ? c.qrow(b, g * C::GRP + rr / S, rr % S) : (const u16*)0;
+            *(u32*)(sq + r * LDS + d) = fz_att_ld2<DH>(qp, d);
           }
-          fz_cp_commit();
-          // Tiles in a rotated order (warp w's i-th is round (rot + i) mod
-          // mine): blocks that start together stream from different
-          // offsets. rot depends on the sequence only in the default mode
-          // and without a shared prefix (whose blocks should read it
-          // together, from L2).
-          const int rot = mine > 1 ? (int)((u64)((CHUNK > 0 || npre > 0 ? 0 : b * G * 2654435761ull) + g * 40503ull + (u64)sp * 2246822519ull) % (u64)mine) : 0;
 #pragma unroll
           for (int i = 0; i < NSTG - 1; i++) {
-            if (i < mine) fz_att_wtile<DH, DP>(c, st + i * WST, st + i * WST + 16 * LDS, lane, b, g, npre, j0 + (i64)(warp + ((rot + i) % mine) * NW) * 16, j1);
+            if (i < mine) fz_att_wtile<DH, DP>(c, st + i * WST, st + i * WST + 16 * LDS, lane, b, g, npre, j0 + (i64)(warp + i * NW) * 16, j1);
             fz_cp_commit();
           }
-          fz_cp_wait<NSTG - 1>(); // the query rows' group, the oldest
-          __syncthreads();
+          __syncthreads(); // the query rows
           int cur = 0, nxt = NSTG - 1;
           for (int i = 0; i < mine; i++) {
-            if (i + NSTG - 1 < mine) fz_att_wtile<DH, DP>(c, st + nxt * WST, st + nxt * WST + 16 * LDS, lane, b, g, npre, j0 + (i64)(warp + ((rot + i + NSTG - 1) % mine) * NW) * 16, j1);
+            if (i + NSTG - 1 < mine) fz_att_wtile<DH, DP>(c, st + nxt * WST, st + nxt * WST + 16 * LDS, lane, b, g, npre, j0 + (i64)(warp + (i + NSTG - 1) * NW) * 16, j1);
             fz_cp_commit();
             fz_cp_wait<NSTG - 1>();
             __syncwarp();
             const u16* sk = st + cur * WST;
-            const i64 k0 = j0 + (i64)(warp + ((rot + i) % mine) * NW) * 16;
+            const i64 k0 = j0 + (i64)(warp + i * NW) * 16;
             float s[2][4];
             u32 p[1][4];
             fz_att_qks<DP, 16, BF>(s, sq, sk, lane);
@@ -397,33 +390,15 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
           if (!fz_att_last) continue;
           __threadfence();
           // The merge, in split order: each pair's running max, sum and
-          // output over the splits' partials. The partials of a row tile of
-          // at most 16 rows are contiguous: they come to shared memory in
-          // one round of cp.async (L2, where the other blocks wrote them);
-          // otherwise they are read through L2 one split at a time.
-          const i64 nf = nsp * R * (DH + 2);
-          const bool staged = nrt == 1 && nf % 4 == 0 && fz_aligned(pb, 16) && nf * 4 <= (i64)NW * NSTG * WST * 2;
-          if (staged) {
-            __syncthreads(); // red's readers are done
-            for (i64 e = threadIdx.x; e < nf / 4; e += NT) fz_cp16b(red + 4 * e, pb + 4 * e, 16);
-            fz_cp_commit();
-            fz_cp_wait<0>();
-            __syncthreads();
-          }
-          const float* const src = staged ? (const float*)red : (const float*)pb;
+          // output over the splits' partials (read through L2, where the
+          // other blocks wrote them).
           for (int e = threadIdx.x; e < nr * DH2; e += NT) {
             const int r = e / DH2, d = 2 * (e - r * DH2);
             float mx = -FZ_INF, ls = 0.f, a0 = 0.f, a1 = 0.f;
+#pragma unroll 4
             for (i64 s = 0; s < nsp; s++) {
-              const float* pp = src + (s * R + r) * (DH + 2);
-              float ms, lsp, o0, o1 = 0.f;
-              if (staged) {
-                ms = pp[0], lsp = pp[1], o0 = pp[2 + d];
-                if (d + 1 < DH) o1 = pp[3 + d];
-              } else {
-                ms = fz_att_ldcg(pp), lsp = fz_att_ldcg(pp + 1), o0 = fz_att_ldcg(pp + 2 + d);
-                if (d + 1 < DH) o1 = fz_att_ldcg(pp + 3 + d);
-              }
+              const float* pp = pb + (s * R + r) * (DH + 2);
+              const float ms = fz_att_ldcg(pp), lsp = fz_att_ldcg(pp + 1), o0 = fz_att_ldcg(pp + 2 + d), o1 = d + 1 < DH ? fz_att_ldcg(pp + 3 + d) : 0.f;
               if (ms == -FZ_INF) continue;
               const float mn = fmaxf(mx, ms), fa = fz_att_ex2(mx - mn), fb = fz_att_ex2(ms - mn);
               ls = ls * fa + lsp * fb;
