@@ -5,7 +5,7 @@ GO ?= go
 # machine has no CUDA of its own.
 CUDA_DIR ?= .cache/cuda
 
-.PHONY: test lint unit nvrtc gpu gpu-bundle fuzz
+.PHONY: test lint unit nvrtc gpu gpu-bundle gpu-attn-bundle fuzz
 
 test: lint unit nvrtc
 
@@ -58,6 +58,27 @@ gpu-bundle:
 	  printf 'BENCH_SPEC=%s\nBENCH_DIMS="%s"\n' '$(BENCH_SPEC)' '$(BENCH_DIMS)' > .gpu/bench.env; \
 	  cp gpu/run.sh .gpu/run.sh; cp bench/compare.py bench/ncu_table.py .gpu/; chmod +x .gpu/run.sh; \
 	  du -sh .gpu; echo "ship .gpu/ to the GPU machine and run .gpu/run.sh RESULTS_DIR there"
+
+# The decode attention benchmark (bench/decode_attention.sh runs it there):
+# fuser and gpu.test (tag cuda), the kernels of the bench shapes (also at the
+# split sizes of ATTN_SPLITS) and of the suite, bench/specs and compare.py,
+# into ATTN_DIR. Not part of `make test`.
+ATTN_DIR ?= .gpu-attn
+ATTN_SPLITS ?= 0,256,1024
+ATTN_SHAPES := B=1,S=1,T=4095 B=1,S=1,T=32767 B=1,S=1,T=131071 B=16,S=1,T=8191 B=64,S=1,T=4095
+gpu-attn-bundle:
+	@set -e; exports=$$(scripts/cuda-sdk.sh $(CUDA_DIR)); eval "$$exports"; \
+	  mkdir -p $(ATTN_DIR)/specs; cp bench/specs/*.fu bench/compare.py $(ATTN_DIR)/; mv $(ATTN_DIR)/*.fu $(ATTN_DIR)/specs/; \
+	  $(GO) test -c -tags cuda $(CUDA_LDFLAGS) -o $(ATTN_DIR)/gpu.test ./gpu; \
+	  $(GO) build -tags cuda $(CUDA_LDFLAGS) -o $(ATTN_DIR)/fuser ./cmd/fuser; \
+	  for f in $(ATTN_DIR)/gpu.test $(ATTN_DIR)/fuser; do \
+	    if readelf -d $$f | grep -qi nvrtc; then echo "$$f links NVRTC, which the GPU machine lacks"; exit 1; fi; \
+	  done; \
+	  d=$$(cd $(ATTN_DIR)/specs && pwd); bench=""; \
+	  for s in $(ATTN_SHAPES); do bench="$${bench}$$d/decode_attention.fu:$$s;$$d/decode_attention_paged.fu:$$s;"; done; \
+	  bench="$${bench}$$d/decode_attention.fu:B=64,S=1,T=8703;$$d/decode_cascade.fu:B=64,S=1,T=511,L=8192"; \
+	  $(GO) run -tags nvrtc ./gpu/cmd/gpukernels -out $(ATTN_DIR)/kernels -bench "$$bench" -split-keys $(ATTN_SPLITS); \
+	  du -sh $(ATTN_DIR); echo "there, from the repository root: bench/decode_attention.sh $(ATTN_DIR) RESULTS_DIR"
 
 # A longer fuzzing run of the parser and checker (not part of `make test`).
 fuzz:

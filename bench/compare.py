@@ -124,6 +124,59 @@ def llama_decode(batches, context):
     return out
 
 
+def decode_attention_table(anchors, ours):
+    """Decode attention side by side: ours (K+V bytes / median time) against
+    SDPA flash and cuDNN on the same shape, paged against our contiguous,
+    cascade against our non-cascade batch of the same keys, with ratios
+    (speedup = their time / ours)."""
+    an = anchors.get("decode_attention", {})
+    mine = ours.get("decode_attention", {})
+    lines = [f"{'shape':28s} {'ours us':>9s} {'TB/s':>6s} {'flash us':>9s} {'TB/s':>6s} {'cuDNN us':>9s} {'TB/s':>6s} {'vs flash':>8s} {'vs cuDNN':>8s}  note"]
+    table = {}
+
+    def num(x, k):
+        return x.get(k) if isinstance(x, dict) and isinstance(x.get(k), (int, float)) else None
+
+    for key in sorted(mine, key=lambda k: (k.split(" ")[0] if " " in k and k[0].isalpha() and not k[0] == "B" else "", k)):
+        row = mine[key]
+        us, tb = num(row, "us"), num(row, "TBps")
+        if us is None:
+            lines.append(f"{key:28s} skipped: {str(row.get('skipped', ''))[:70]}")
+            continue
+        base = key.split(" sk=")[0]
+        note, fl, cu = "", None, None
+        if base.startswith("paged "):
+            c = mine.get(base[len("paged "):])
+            if num(c, "us"):
+                table[f"attention {key} paged/contiguous time"] = round(us / c["us"], 3)
+                note = f"paged/contiguous time {us / c['us']:.3f}"
+            base = base[len("paged "):]
+        elif base.startswith("cascade "):
+            b, rest = base[len("cascade "):].split("_L")
+            pre, own = rest.split("+")
+            flat = f"{b}_L{int(pre) + int(own)}"
+            c = mine.get(flat)
+            if num(c, "us"):
+                table[f"attention {key} cascade speedup vs ours {flat}"] = round(c["us"] / us, 3)
+                note = f"{c['us'] / us:.2f}x faster than ours at {flat}"
+            base = flat
+        a = an.get(base, {})
+        fl, cu = a.get("flash"), a.get("cudnn")
+        cells = []
+        for x in (fl, cu):
+            cells += [f"{x['us']:9.2f}", f"{x['TBps']:6.3f}"] if isinstance(x, dict) else [f"{'-':>9s}", f"{'-':>6s}"]
+        sp = []
+        for name, x in (("flash", fl), ("cudnn", cu)):
+            if isinstance(x, dict):
+                table[f"attention {key} speedup vs {name}"] = round(x["us"] / us, 3)
+                sp.append(f"{x['us'] / us:8.2f}x")
+            else:
+                sp.append(f"{'-':>9s}")
+        tbs = f"{tb:6.3f}" if tb is not None else f"{'-':>6s}"
+        lines.append(f"{key:28s} {us:9.2f} {tbs} {' '.join(cells)} {' '.join(sp)}  {note}")
+    return lines, table
+
+
 def ratios(anchors, ours):
     """Our time over each anchor's, for every shape both measured (lower is better for us)."""
     table = {}
@@ -157,9 +210,11 @@ def kernel_table(ours):
     for t in ours.get("targets", []):
         dims = ",".join(f"{k}={v}" for k, v in sorted(t["dims"].items()))
         for plan in ("fused", "unfused"):
-            pb = t.get(plan, {})
+            pb = t.get(plan) or {}
+            if not pb.get("plan"):
+                continue
             lines.append(f"{t['spec']} {plan} {dims}: step {pb.get('step', {})}")
-            for k in pb.get("kernels", []):
+            for k in pb.get("kernels") or []:
                 if k.get("skipped"):
                     lines.append(f"  {k['name']:40s} skipped: {k['skipped'][:80]}")
                 else:
@@ -175,7 +230,7 @@ def chart(anchors, ours, path):
     except Exception as e:
         print("no chart:", e, file=sys.stderr)
         return
-    shapes = list(anchors["decode_attention"].keys())
+    shapes = [s for s in anchors["decode_attention"].keys() if s in ours.get("decode_attention", {})] or list(anchors["decode_attention"].keys())
     series = {"torch flash": [], "cuDNN": [], "fuser": []}
     for s in shapes:
         a = anchors["decode_attention"][s]
@@ -200,24 +255,42 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ours", help="fuser bench JSON (same run)")
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
+    ap.add_argument("--attention-only", action="store_true", help="decode attention anchors only (no Llama layer)")
+    ap.add_argument("--shapes", default="", help="decode attention shapes to anchor, e.g. 1x4096,16x8192 (default: all)")
+    ap.add_argument("--more", action="append", default=[], help="further fuser bench JSON files whose decode_attention rows join --ours")
     args = ap.parse_args()
     torch.manual_seed(0)
+    shapes = [(1, 4096), (1, 32768), (1, 131072), (16, 8192), (64, 4096)]
+    if args.attention_only:
+        shapes.append((64, 8704))  # the cascade shape without cascade: 8192 shared + 512 own keys
+    if args.shapes:
+        shapes = [tuple(int(x) for x in sh.split("x")) for sh in args.shapes.split(",")]
     anchors = {
         "device": torch.cuda.get_device_name(),
         "torch": torch.__version__,
         "ceilings": ceilings(),
-        "decode_attention": decode_attention([(1, 4096), (1, 32768), (1, 131072), (16, 8192), (64, 4096)]),
-        "llama_decode": llama_decode([1, 16], 4096),
+        "decode_attention": decode_attention(shapes),
+        "llama_decode": {} if args.attention_only else llama_decode([1, 16], 4096),
     }
     os.makedirs(args.out, exist_ok=True)
     json.dump(anchors, open(os.path.join(args.out, "anchors.json"), "w"), indent=1)
     ours = json.load(open(args.ours)) if args.ours and os.path.exists(args.ours) else {}
+    for f in args.more:
+        if os.path.exists(f):
+            more = json.load(open(f))
+            ours.setdefault("decode_attention", {}).update(more.get("decode_attention", {}))
+            ours.setdefault("targets", []).extend(more.get("targets", []))
     table = ratios(anchors, ours)
+    att_lines, att_table = decode_attention_table(anchors, ours)
+    table.update(att_table)
     json.dump({"anchors": anchors, "ours": ours, "ratios": table}, open(os.path.join(args.out, "compare.json"), "w"), indent=1)
     print(json.dumps(anchors, indent=1))
     for k, v in sorted(table.items()):
         print(f"{k:60s} {v}")
     for line in kernel_table(ours):
+        print(line)
+    print("\ndecode attention (TB/s = K+V bytes / median time; speedup = their time / ours)")
+    for line in att_lines:
         print(line)
     chart(anchors, ours, os.path.join(args.out, "compare.png"))
 

@@ -98,9 +98,10 @@ func MMAPeakFlops(blocks, threads, iters int64) int64 {
 	return blocks * (threads / 32) * iters * 4 * 2 * 16 * 8 * 16
 }
 
-// BenchPlans plans a layer, fused and unfused, at dims.
-func BenchPlans(g *ir.Graph, dims map[string]int64) (fused, unfused *Plan, err error) {
-	if fused, err = NewPlan(g, dims, true); err != nil {
+// BenchPlans plans a layer, fused and unfused, at dims (decode attention
+// split at splitKeys keys when positive; see NewPlanSplit).
+func BenchPlans(g *ir.Graph, dims map[string]int64, splitKeys int64) (fused, unfused *Plan, err error) {
+	if fused, err = NewPlanSplit(g, dims, true, splitKeys); err != nil {
 		return nil, nil, err
 	}
 	if unfused, err = NewPlan(g, dims, false); err != nil {

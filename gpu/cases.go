@@ -71,6 +71,9 @@ func (c Case) Graph() (*ir.Graph, error) {
 	if v, ok := strings.CutPrefix(c.Spec, "attn_"); ok && !isSpec(c.Spec) {
 		return AttnLayer(v)
 	}
+	if v, ok := strings.CutPrefix(c.Spec, "dec_"); ok && !isSpec(c.Spec) {
+		return DecLayer(v)
+	}
 	if c.Full {
 		file, src, ok := specs.Source(c.Spec)
 		if !ok {
@@ -200,6 +203,100 @@ func AttnLayer(variant string) (*ir.Graph, error) {
 	return nil, fmt.Errorf("no attention layer %q", variant)
 }
 
+// decLayer is a bf16 decode attention layer at real head dims, the
+// tensor-core kernels' (codegen/cuda's fz_att_decode) path: 8 query heads
+// over 2 kv heads, q, k and v as inputs, a cache appended to.
+const decLayer = `
+layer dec_{{name}}
+dim B, S, T{{dims}}
+const H = 8, G = 2, Dh = {{dh}}
+input  q : bf16[B, H, S, Dh]
+input  k : bf16[B, G, S, Dh]
+input  v : bf16[B, G, S, Dh]
+{{inputs}}
+{{prefix}}
+state  kv : bf16[2, B, G, T, Dh] {{layout}}
+output o  : bf16[B, H, S, Dh]
+K, V = append(kv, k, v)
+{{keys}}
+o = softmax({{score}}, axis=-1) @ Vs
+`
+
+// decPages are the page sizes the paged decode layers take.
+var decPages = []int{1, 2, 4, 8, 16, 32, 64, 128}
+
+// DecLayer builds a decode attention layer: c<dh> (causal), sc<dh>
+// (softcap), win<dh> (sliding window of 1000), ragged<dh>, cascade<dh> and
+// paged<page> (head dim 128).
+func DecLayer(variant string) (*ir.Graph, error) {
+	subs := map[string]string{"name": variant, "dims": "", "inputs": "", "prefix": "", "layout": "", "keys": "Ks = K\nVs = V", "score": "causal(q @ transpose(Ks) / sqrt(Dh))"}
+	var dh string
+	switch {
+	case strings.HasPrefix(variant, "paged"):
+		page := strings.TrimPrefix(variant, "paged")
+		dh = "128"
+		subs["dims"] = ", P, N"
+		subs["inputs"] = "input kv_indptr : i32[B + 1]\ninput kv_pages : i32[N]\ninput kv_last : i32[B]"
+		subs["layout"] = "@ paged(page=" + page + ", pages=P, indptr=kv_indptr, indices=kv_pages, last=kv_last)"
+	case strings.HasPrefix(variant, "ragged"):
+		dh = strings.TrimPrefix(variant, "ragged")
+		subs["inputs"] = "input kv_indptr : i32[B + 1]"
+		subs["layout"] = "@ ragged(indptr=kv_indptr)"
+	case strings.HasPrefix(variant, "cascade"):
+		dh = strings.TrimPrefix(variant, "cascade")
+		subs["dims"] = ", L"
+		subs["prefix"] = "state prefix : bf16[2, 1, G, L, Dh]"
+		subs["keys"] = "pk, pv = split(prefix, [1, 1], axis=0)\nKs = concat(reshape(pk, [1, G, L, Dh]), K, axis=2)\nVs = concat(reshape(pv, [1, G, L, Dh]), V, axis=2)"
+	case strings.HasPrefix(variant, "sc"):
+		dh = strings.TrimPrefix(variant, "sc")
+		subs["score"] = "causal(softcap(q @ transpose(Ks) / sqrt(Dh), 30))"
+	case strings.HasPrefix(variant, "win"):
+		dh = strings.TrimPrefix(variant, "win")
+		subs["score"] = "window(q @ transpose(Ks) / sqrt(Dh), 1000)"
+	case strings.HasPrefix(variant, "c"):
+		dh = strings.TrimPrefix(variant, "c")
+	}
+	if dh == "" {
+		return nil, fmt.Errorf("no decode attention layer %q", variant)
+	}
+	subs["dh"] = dh
+	src := decLayer
+	for k, v := range subs {
+		src = strings.ReplaceAll(src, "{{"+k+"}}", v)
+	}
+	return ir.Parse("dec_"+variant+".fu", src)
+}
+
+// decCases are the decode attention cases: contexts of 1, 17, 4097 and
+// 100003 keys, batches of mixed lengths (ragged and paged caches draw a
+// length per sequence), every page size, head dims 64, 128 and 256,
+// softcap, window and cascade.
+func decCases(r func(lo, hi int64) int64) []struct {
+	variant string
+	dims    map[string]int64
+} {
+	type dc = struct {
+		variant string
+		dims    map[string]int64
+	}
+	out := []dc{
+		{"c128", map[string]int64{"B": 1, "S": 1, "T": 0}},
+		{"c128", map[string]int64{"B": 2, "S": 1, "T": 16}},
+		{"c128", map[string]int64{"B": 1, "S": 1, "T": 4096}},
+		{"c128", map[string]int64{"B": 1, "S": 1, "T": 100002}},
+		{"c128", map[string]int64{"B": 3, "S": 2, "T": r(100, 900)}},
+		{"c64", map[string]int64{"B": 2, "S": 1, "T": r(3000, 5000)}},
+		{"sc256", map[string]int64{"B": 2, "S": 1, "T": r(3000, 5000)}},
+		{"win128", map[string]int64{"B": 2, "S": 1, "T": r(3000, 5000)}},
+		{"ragged128", map[string]int64{"B": 5, "S": 1, "T": r(2000, 4000)}},
+		{"cascade128", map[string]int64{"B": 4, "S": 1, "T": r(100, 600), "L": r(500, 1500)}},
+	}
+	for _, p := range decPages {
+		out = append(out, dc{fmt.Sprintf("paged%d", p), map[string]int64{"B": 3, "S": 1, "T": r(200, 3000)}})
+	}
+	return out
+}
+
 // Cases are the suite's cases, drawn from seed: for every embedded spec,
 // shrunk, a decode step over a one-token cache (T=1), a decode step over a
 // long cache (T in 1500..3000), a prefill of an odd number of tokens (B·S >
@@ -253,6 +350,13 @@ func Cases(seed int64) []Case {
 		for _, k := range kinds[:3] {
 			add("attn_"+l.Name, false, k.what, k.dims(), g)
 		}
+	}
+	for _, dc := range decCases(r) {
+		g, err := DecLayer(dc.variant)
+		if err != nil {
+			panic(err)
+		}
+		add("dec_"+dc.variant, false, "decode attention", dc.dims, g)
 	}
 	full, err := Case{Spec: specs.Default, Full: true}.Graph()
 	if err != nil {

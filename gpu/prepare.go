@@ -63,6 +63,13 @@ func PlanName(fused bool) string {
 // NewPlan plans g at dims (completed with interp.DeriveDims) and generates
 // each kernel's CUDA.
 func NewPlan(g *ir.Graph, dims map[string]int64, fused bool) (*Plan, error) {
+	return NewPlanSplit(g, dims, fused, 0)
+}
+
+// NewPlanSplit is NewPlan with decode attention's split size fixed at
+// splitKeys keys when positive (passes.Options.DecodeSplitKeys: the
+// deterministic mode).
+func NewPlanSplit(g *ir.Graph, dims map[string]int64, fused bool, splitKeys int64) (*Plan, error) {
 	full, _, err := interp.DeriveDims(g, dims)
 	if err != nil {
 		return nil, err
@@ -71,7 +78,7 @@ func NewPlan(g *ir.Graph, dims map[string]int64, fused bool) (*Plan, error) {
 	if fused {
 		pipeline = passes.Fused
 	}
-	st, err := passes.Run(g, pipeline, passes.Options{Dims: full})
+	st, err := passes.Run(g, pipeline, passes.Options{Dims: full, DecodeSplitKeys: splitKeys})
 	if err != nil {
 		return nil, fmt.Errorf("%s plan: %w", PlanName(fused), err)
 	}

@@ -62,8 +62,9 @@ func liveRanges(p *plan.Plan) map[*ir.Value][2]int {
 func overlaps(a, b [2]int) bool { return a[0] <= b[1] && b[0] <= a[1] }
 
 // TestSplitKV checks the decode split count: none when batch × kv-heads
-// fills the 132 SMs, more for longer contexts at batch 1, capped so every
-// split streams at least 256 keys; prefill is tiled instead.
+// fills the 264 block slots (132 SMs × 2 blocks of the d=128 ring), more
+// for longer contexts at batch 1, capped so every split streams at least
+// 256 keys; one launch (the last split merges); prefill is tiled instead.
 func TestSplitKV(t *testing.T) {
 	g := load(t, specs.Default)
 	tests := []struct {
@@ -72,11 +73,12 @@ func TestSplitKV(t *testing.T) {
 		splits   int64
 		launches int
 	}{
-		{1, 1, 4096, "decode", 17, 2},   // 8 (seq, kv-head) pairs: split up to 2 waves, capped by 4097/256
-		{1, 1, 131072, "decode", 33, 2}, // long context: 2·132/8 splits
-		{16, 1, 8192, "decode", 3, 2},   // 128 pairs: 264/128 → 3
-		{64, 1, 4096, "decode", 1, 1},   // 512 pairs already fill the GPU: no split, no merge
+		{1, 1, 4096, "decode", 17, 1},   // 8 (seq, kv-head) pairs: 264/8 splits, capped by 4097/256
+		{1, 1, 131072, "decode", 33, 1}, // long context: 264/8 splits
+		{16, 1, 8192, "decode", 2, 1},   // 128 pairs: 264/128 → 2
+		{64, 1, 4096, "decode", 1, 1},   // 512 pairs already fill the GPU: no split
 		{1, 1, 100, "decode", 1, 1},     // 101 keys: one split
+		{1, 1, 300, "decode", 2, 1},     // 301 keys: 2 splits of at least 256
 		{2, 512, 0, "prefill", 1, 1},
 	}
 	for _, tt := range tests {

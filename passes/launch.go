@@ -15,6 +15,7 @@ const (
 	gemmTile       = 128
 	prefillBr      = 128
 	minSplitTokens = 256
+	decodeBlock    = 128
 )
 
 // launch sizes every kernel's grid at the bound dims. Decode attention (few
@@ -93,15 +94,34 @@ func attentionLaunch(s *State, n *ir.Node, eval func(ir.Dim) int64) *plan.Launch
 	}
 	group := h / max(g, 1)
 	if sq*group <= gemvMaxRows {
-		units := b * g
-		splits := int64(1)
-		if units < s.Target.SMs {
-			splits = max(1, min(ceilDiv(2*s.Target.SMs, units), ceilDiv(tk, minSplitTokens)))
+		// Decode: blocks of (split, kv head, sequence), each streaming its
+		// keys through a ring of DecodeRing stages; the splits fill the
+		// SMs' block slots (blocks per SM × SMs) when the (sequence, kv
+		// head) pairs do not, keeping at least minSplitTokens keys a split.
+		dh := eval(q[3])
+		_, smem := plan.DecodeRing(dh, decodeBlock)
+		slots := s.Target.SMs * plan.DecodeBlocksPerSM(dh, decodeBlock)
+		units := b * g * ceilDiv(sq*group, 16)
+		splits, chunk := int64(1), int64(0)
+		switch {
+		case s.DecodeSplitKeys > 0:
+			chunk = (s.DecodeSplitKeys + plan.DecodeTileKeys - 1) / plan.DecodeTileKeys * plan.DecodeTileKeys
+			splits = max(1, ceilDiv(tk, chunk))
+		case units < slots:
+			splits = max(1, min(slots/max(units, 1), ceilDiv(tk, minSplitTokens)))
 		}
-		l := &plan.Launch{Variant: "decode", Grid: [3]int64{splits, g, b}, Block: 128, Launches: 1, Splits: splits, Tile: [2]int64{sq * group, 64}}
-		if splits > 1 || n.Attr.Attn.Cascade {
-			l.Launches = 2 // partials with their log-sum-exp, then the merge
+		l := &plan.Launch{Variant: "decode", Grid: [3]int64{splits, g, b}, Block: decodeBlock, SharedBytes: smem, Launches: 1, Splits: splits, SplitKeys: chunk, Tile: [2]int64{sq * group, plan.DecodeTileKeys}}
+		if dt := n.Args[0].Type.DType; dt != ir.BF16 && dt != ir.F16 {
+			// codegen/cuda's CUDA-core kernel (other dtypes): static shared
+			// memory, and a second launch merging the splits (a cascade's
+			// prefix is one of them).
+			l.SharedBytes = 0
+			if splits > 1 || n.Attr.Attn.Cascade {
+				l.Launches = 2
+			}
 		}
+		// Otherwise one launch: the last split of each (sequence, kv head)
+		// to finish merges the partials.
 		return l
 	}
 	return &plan.Launch{Variant: "prefill", Grid: [3]int64{ceilDiv(sq, prefillBr), h, b}, Block: 256, Launches: 1, Splits: 1, Tile: [2]int64{prefillBr, 64}}

@@ -50,8 +50,10 @@ type State struct {
 	Plan   *plan.Plan
 	Dims   map[string]int64
 	Target Target
-	Log    []Decision
-	pass   string
+	// DecodeSplitKeys fixes decode attention's split size (Options).
+	DecodeSplitKeys int64
+	Log             []Decision
+	pass            string
 	// kernelOf assigns nodes to kernels during partitioning.
 	kernelOf map[*ir.Node]*plan.Kernel
 }
@@ -79,6 +81,11 @@ type Options struct {
 	// Dims binds the symbolic dims; without it the bound passes are skipped.
 	Dims   map[string]int64
 	Target Target
+	// DecodeSplitKeys, when positive, fixes decode attention's split size
+	// in keys (deterministic mode: a sequence's result then depends on its
+	// own length alone, never on the batch it runs in); 0 lets the launch
+	// plan divide each context over the splits that fill the GPU.
+	DecodeSplitKeys int64
 	// After is called after each pass with its name and state (for dumps).
 	After func(pass string, s *State)
 }
@@ -88,7 +95,7 @@ func Run(g *ir.Graph, passes []Pass, opt Options) (*State, error) {
 	if opt.Target.SMs == 0 {
 		opt.Target = H200
 	}
-	s := &State{Graph: g.Clone(), Dims: opt.Dims, Target: opt.Target, kernelOf: map[*ir.Node]*plan.Kernel{}}
+	s := &State{Graph: g.Clone(), Dims: opt.Dims, Target: opt.Target, DecodeSplitKeys: opt.DecodeSplitKeys, kernelOf: map[*ir.Node]*plan.Kernel{}}
 	for _, p := range passes {
 		if p.Bound && s.Dims == nil {
 			continue

@@ -112,8 +112,8 @@ func attentionExtra(n *ir.Node, l *Launch, dims map[string]int64) (partials, l2 
 	b, h, sq, d := int64(sh[0]), int64(sh[1]), int64(sh[2]), int64(sh[3])
 	if l.Variant == "decode" {
 		parts := l.Splits
-		if n.Attr.Attn.Cascade {
-			parts++
+		if n.Attr.Attn.Cascade && l.Launches > 1 {
+			parts++ // the CUDA-core kernel's prefix partial
 		}
 		if parts > 1 {
 			partials = b * h * sq * parts * (d + 2) * 4

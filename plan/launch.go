@@ -8,8 +8,9 @@ type Launch struct {
 	Block int
 	// SharedBytes is the dynamic shared memory per block.
 	SharedBytes int64
-	// Launches is how many kernel launches the kernel takes: 2 for split-KV
-	// decode attention (partials, then the merge), 1 otherwise.
+	// Launches is how many kernel launches the kernel takes: 2 for a
+	// split-K GEMV (partial sums, then the reduction), 1 otherwise (split-KV
+	// decode attention merges in the same launch).
 	Launches int
 	// Variant says which path of a strategy runs: "gemv", "gemm",
 	// "prefill", "decode".
@@ -17,6 +18,10 @@ type Launch struct {
 	// Splits is the split-KV count of decode attention, or the split-K count
 	// of a GEMV; 1 when there is no split.
 	Splits int64
+	// SplitKeys is decode attention's fixed split size in keys
+	// (deterministic mode), 0 when each context is divided evenly over
+	// Splits.
+	SplitKeys int64
 	// Tile is the tile of a tiled kernel: Br×Bc for attention, M×N for GEMM.
 	Tile [2]int64
 }
@@ -26,6 +31,9 @@ func (l *Launch) String() string {
 	s := fmt.Sprintf("%s grid(%d,%d,%d)x%d", l.Variant, l.Grid[0], l.Grid[1], l.Grid[2], l.Block)
 	if l.Splits > 1 {
 		s += fmt.Sprintf(" splits=%d", l.Splits)
+	}
+	if l.SplitKeys > 0 {
+		s += fmt.Sprintf(" split-keys=%d", l.SplitKeys)
 	}
 	return s
 }

@@ -6,11 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/fuser-dev/fuser/gpu"
+	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/ir/interp"
 	"github.com/fuser-dev/fuser/runtime"
 )
@@ -44,10 +46,15 @@ type benchOutput struct {
 }
 
 type benchTarget struct {
-	Spec    string           `json:"spec"`
-	Dims    map[string]int64 `json:"dims"`
-	Fused   gpu.PlanBench    `json:"fused"`
-	Unfused gpu.PlanBench    `json:"unfused"`
+	Spec string           `json:"spec"`
+	Dims map[string]int64 `json:"dims"`
+	// SplitKeys is -split-keys (0: the launch plan's decode split).
+	SplitKeys int64 `json:"split_keys,omitempty"`
+	// KVBytes is the K and V bytes the attention kernel must read (a
+	// cascade's shared prefix once).
+	KVBytes int64         `json:"kv_bytes,omitempty"`
+	Fused   gpu.PlanBench `json:"fused"`
+	Unfused gpu.PlanBench `json:"unfused"`
 }
 
 func runBench(args []string, w io.Writer) error {
@@ -60,6 +67,8 @@ func runBench(args []string, w io.Writer) error {
 	warmup := fs.Int("warmup", 10, "launches before timing")
 	seed := fs.Int64("seed", 1, "seed of the random inputs")
 	asJSON := fs.Bool("json", false, "print JSON")
+	withUnfused := fs.Bool("unfused", true, "also measure the unfused plan")
+	splitKeys := fs.Int64("split-keys", 0, "fix decode attention's split size in keys (deterministic mode; 0: the launch plan's split)")
 	jsonOut := fs.String("json-out", "", "also write the JSON to this file (the table still goes to stdout)")
 	pos, err := parseArgs(fs, args, 1, benchUsage)
 	if err != nil {
@@ -109,19 +118,23 @@ func runBench(args []string, w io.Writer) error {
 		Device: info, Images: images.Dir + " (" + images.Manifest().Compiler + ")", Warmup: *warmup, Reps: *reps, Ceilings: b.Ceil}
 	out.Ceilings.Round()
 	for _, dims := range dimsSets {
-		fused, unfused, err := gpu.BenchPlans(g, dims)
+		fused, unfused, err := gpu.BenchPlans(g, dims, *splitKeys)
 		if err != nil {
 			return err
 		}
-		t := benchTarget{Spec: g.Name, Dims: fused.Dims}
+		t := benchTarget{Spec: g.Name, Dims: fused.Dims, SplitKeys: *splitKeys}
+		plans := []struct {
+			p   *gpu.Plan
+			dst *gpu.PlanBench
+		}{{fused, &t.Fused}, {unfused, &t.Unfused}}
+		if !*withUnfused {
+			plans = plans[:1]
+		}
 		leaves, err := b.Inputs(fused)
 		if err != nil {
 			return err
 		}
-		for _, pp := range []struct {
-			p   *gpu.Plan
-			dst *gpu.PlanBench
-		}{{fused, &t.Fused}, {unfused, &t.Unfused}} {
+		for _, pp := range plans {
 			l, err := dev.Load(pp.p)
 			if err != nil {
 				return err
@@ -132,6 +145,7 @@ func runBench(args []string, w io.Writer) error {
 			}
 			pp.dst.Round()
 		}
+		t.KVBytes = kvBytes(fused)
 		out.Targets = append(out.Targets, t)
 		out.addCompareRows(t)
 	}
@@ -168,37 +182,104 @@ func benchKernelsDir(flagDir string) string {
 	return "kernels"
 }
 
+// kvBytes is the K and V bytes of the fused plan's attention node at its
+// dims: every (K, V) source once (a cascade's shared prefix, batch 1, once).
+func kvBytes(p *gpu.Plan) int64 {
+	for _, k := range p.Plan.Kernels {
+		for _, n := range k.Nodes {
+			if n.Op != ir.OpAttention {
+				continue
+			}
+			var sum int64
+			for _, v := range n.Args[1:] {
+				e, err := v.Type.Shape.NumElements().Eval(p.Dims)
+				if err != nil {
+					return 0
+				}
+				sum += e * v.Type.DType.Size()
+			}
+			return sum
+		}
+	}
+	return 0
+}
+
+// compareKey names a decode attention row of bench/compare.py:
+// B<b>_L<keys>, prefixed "paged " for a paged cache and "cascade " for a
+// shared prefix (L<prefix>+<own>), suffixed " sk=<n>" for -split-keys.
+func compareKey(t benchTarget) (string, bool) {
+	d := t.Dims
+	if d["S"] != 1 {
+		return "", false
+	}
+	var key string
+	switch {
+	case t.Spec == "llama3_8b":
+		key = fmt.Sprintf("B%d_L%d", d["B"], d["T"])
+	case strings.HasPrefix(t.Spec, "decode_cascade"):
+		key = fmt.Sprintf("cascade B%d_L%d+%d", d["B"], d["L"], d["T"]+1)
+	case strings.HasPrefix(t.Spec, "decode_attention_paged"):
+		key = fmt.Sprintf("paged B%d_L%d", d["B"], d["T"]+1)
+	case strings.HasPrefix(t.Spec, "decode_attention"):
+		key = fmt.Sprintf("B%d_L%d", d["B"], d["T"]+1)
+	default:
+		return "", false
+	}
+	if t.SplitKeys > 0 {
+		key += fmt.Sprintf(" sk=%d", t.SplitKeys)
+	}
+	return key, true
+}
+
 // addCompareRows fills the tables bench/compare.py reads.
 func (o *benchOutput) addCompareRows(t benchTarget) {
-	if t.Spec != "llama3_8b" || t.Dims["S"] != 1 {
-		return
-	}
-	key := fmt.Sprintf("B%d_T%d", t.Dims["B"], t.Dims["T"])
-	row := map[string]any{}
-	for _, pb := range []gpu.PlanBench{t.Fused, t.Unfused} {
-		if pb.Step.Skipped != "" {
-			row[pb.Plan+"_skipped"] = pb.Step.Skipped
-			row[pb.Plan+"_kernels_sum_us_partial"] = pb.Step.KernelsSumUs
-			continue
-		}
-		row[pb.Plan+"_eager_us"] = pb.Step.EagerUs
-		row[pb.Plan+"_graph_us"] = pb.Step.GraphUs
-	}
 	if o.LlamaDecode == nil {
 		o.LlamaDecode, o.DecodeAttention = map[string]map[string]any{}, map[string]map[string]any{}
 	}
-	o.LlamaDecode[key] = row
+	if t.Spec == "llama3_8b" && t.Dims["S"] == 1 {
+		key := fmt.Sprintf("B%d_T%d", t.Dims["B"], t.Dims["T"])
+		row := map[string]any{}
+		for _, pb := range []gpu.PlanBench{t.Fused, t.Unfused} {
+			if pb.Plan == "" {
+				continue
+			}
+			if pb.Step.Skipped != "" {
+				row[pb.Plan+"_skipped"] = pb.Step.Skipped
+				row[pb.Plan+"_kernels_sum_us_partial"] = pb.Step.KernelsSumUs
+				continue
+			}
+			row[pb.Plan+"_eager_us"] = pb.Step.EagerUs
+			row[pb.Plan+"_graph_us"] = pb.Step.GraphUs
+		}
+		o.LlamaDecode[key] = row
+	}
+	akey, ok := compareKey(t)
+	if !ok {
+		return
+	}
 	for _, k := range t.Fused.Kernels {
 		if k.Strategy != "attention" {
 			continue
 		}
-		akey := fmt.Sprintf("B%d_L%d", t.Dims["B"], t.Dims["T"])
 		if k.Skipped != "" {
 			o.DecodeAttention[akey] = map[string]any{"skipped": k.Skipped}
-		} else {
-			o.DecodeAttention[akey] = map[string]any{"us": k.MedianUs, "TBps": k.TBps, "bytes": "model bytes (q, K, V, partials, output)"}
+			continue
 		}
+		row := map[string]any{"us": k.MedianUs, "min_us": k.MinUs, "model_TBps": k.TBps, "grid": k.Grid, "launches": k.Launches}
+		if t.KVBytes > 0 && k.MedianUs > 0 {
+			row["kv_bytes"] = t.KVBytes
+			row["TBps"] = round3(float64(t.KVBytes) / k.MedianUs / 1e6)
+		}
+		o.DecodeAttention[akey] = row
 	}
+}
+
+func round3(x float64) float64 {
+	if x == 0 {
+		return 0
+	}
+	p := math.Pow(10, 2-math.Floor(math.Log10(math.Abs(x))))
+	return math.Round(x*p) / p
 }
 
 func printBench(w io.Writer, o benchOutput) {
@@ -208,6 +289,9 @@ func printBench(w io.Writer, o benchOutput) {
 		c.CopyTBps, c.GemmTFLOPs, c.GemmSource, c.MMASyncTFLOPs, c.GeneratedGemmTFLOPs, c.GeneratedGemmNote)
 	for _, t := range o.Targets {
 		for _, pb := range []gpu.PlanBench{t.Fused, t.Unfused} {
+			if pb.Plan == "" {
+				continue
+			}
 			fmt.Fprintf(w, "\n%s %s plan at %s: %d launches, model %d B, %d FLOPs\n", t.Spec, pb.Plan, gpu.DimsString(t.Dims), pb.Step.Launches, pb.ModelBytes, pb.ModelFlops)
 			fmt.Fprintf(w, "  %-36s %-7s %10s %8s %9s %6s %6s %9s %6s\n", "kernel", "variant", "median µs", "TB/s", "TFLOP/s", "%bw", "%flop", "floor µs", "floor/t")
 			for _, k := range pb.Kernels {

@@ -27,7 +27,7 @@ func TestDefault(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, out)
 	}
-	for _, want := range []string{"checked the embedded spec llama3_8b", "output y", "fused plan: 7 kernels, 8 launches", "floor"} {
+	for _, want := range []string{"checked the embedded spec llama3_8b", "output y", "fused plan: 7 kernels, 7 launches", "floor"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

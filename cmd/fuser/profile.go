@@ -55,7 +55,7 @@ func runProfile(args []string, w io.Writer) error {
 		return err
 	}
 	defer dev.Close()
-	fused, unfused, err := gpu.BenchPlans(g, dims)
+	fused, unfused, err := gpu.BenchPlans(g, dims, 0)
 	if err != nil {
 		return err
 	}

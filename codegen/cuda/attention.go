@@ -530,7 +530,8 @@ func (k *kgen) attentionKernel() (*generated, error) {
 			gen.variants = map[string][]string{"prefill": {""}, "decode": {"_decode", "_decode" + mergeSuffix}}
 			gen.variant = "prefill"
 		} else {
-			if l.Launches < 2 {
+			if l.Splits <= 1 && !k.pk.Nodes[0].Attr.Attn.Cascade {
+				// No partials: no merge.
 				gen.variants["decode"] = []string{""}
 			}
 			k.wsFloats = l.Grid[0] * l.Grid[2] * l.Grid[1] * l.Tile[0] * (m.dh + 2)

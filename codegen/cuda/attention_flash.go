@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/fuser-dev/fuser/ir"
+	"github.com/fuser-dev/fuser/plan"
 )
 
 // The attention kernels: FlashAttention-2 prefill and split-KV
@@ -125,19 +126,10 @@ func (k *kgen) flashModel() (*flashModel, error) {
 	return m, nil
 }
 
-// Key tiles: BC keys per pipeline stage, sized so that the stages fit the
-// 48 KiB of static shared memory (decode: two stages of K and V; prefill:
-// one K and one V tile) and the score fragments the registers.
-func (m *flashModel) decodeBC() int64 {
-	switch {
-	case m.dp <= 64:
-		return 64
-	case m.dp <= 128:
-		return 32
-	}
-	return 16
-}
-
+// Key tiles of the prefill: BC keys, sized so that one K and one V tile
+// fit the 48 KiB of static shared memory and the score fragments the
+// registers. (Decode streams 16-key tiles per warp through a ring of
+// dynamic shared memory: plan.DecodeRing.)
 func (m *flashModel) prefillBC() int64 {
 	if m.dp <= 128 {
 		return 64
@@ -353,14 +345,29 @@ func (m *flashModel) emitModifiers(w *writer) {
 }
 
 // flashAttentionKernel generates an Attention kernel: the split-KV decode
-// entry with its merge, and the prefill entry. The plan's launch variant
-// names the kernel's first entry (its name): with "prefill" the prefill
-// body, and the decode entries get a "_decode" prefix; otherwise the decode
-// body, its merge "_merge", and "_prefill".
+// entry (merging its splits in the same launch) and the prefill entry. The
+// plan's launch variant names the kernel's first entry (its name): with
+// "prefill" the prefill body, and the decode entry gets a "_decode"
+// suffix; otherwise the decode body, and "_prefill".
 func (k *kgen) flashAttentionKernel() (*generated, error) {
 	m, err := k.flashModel()
 	if err != nil {
 		return nil, err
+	}
+	l := k.pk.Launch
+	// The decode ring's stages: from the launch's dynamic shared memory
+	// when it is a decode launch, else the ring the launch plan would give.
+	stages, _ := plan.DecodeRing(m.dh, k.nt)
+	chunk := int64(0)
+	if l != nil && l.Variant == "decode" {
+		if stages = plan.DecodeStages(m.dh, k.nt, l.SharedBytes); stages == 0 {
+			want, bytes := plan.DecodeRing(m.dh, k.nt)
+			return nil, fmt.Errorf("attention kernel %s: the decode launch gives %d bytes of dynamic shared memory, not a ring of whole stages (want %d: %d stages)", k.pk.Name, l.SharedBytes, bytes, want)
+		}
+		if l.SplitKeys%plan.DecodeTileKeys != 0 || l.SplitKeys > math.MaxInt32 {
+			return nil, fmt.Errorf("attention kernel %s: split size %d is not a multiple of %d keys", k.pk.Name, l.SplitKeys, plan.DecodeTileKeys)
+		}
+		chunk = l.SplitKeys
 	}
 	if k.tables == nil {
 		k.tables = map[string]string{}
@@ -371,36 +378,32 @@ func (k *kgen) flashAttentionKernel() (*generated, error) {
 		return nil, err
 	}
 	ctx := fmt.Sprintf("  const @BODY@_ctx c = {%s};\n", k.bodyArgs())
-	tmpl := fmt.Sprintf("%d, %d, %%d, %d, %t", m.dh, m.dp, k.nt, m.bf)
 	ws := "fz_workspace, (i64)(sizeof(fz_workspace) / sizeof(float))"
-	dec := ctx + fmt.Sprintf("  fz_att_decode<"+tmpl+">(c, %s);\n", m.decodeBC(), ws)
-	mer := ctx + fmt.Sprintf("  fz_att_merge<%d, %d>(c, %s);\n", m.dh, k.nt, ws)
+	dec := ctx + fmt.Sprintf("  fz_att_decode<%d, %d, %d, %d, %d, %t>(c, %s);\n", m.dh, m.dp, k.nt, stages, chunk, m.bf, ws)
 	pre := ctx + fmt.Sprintf("  fz_att_prefill<%d, %d, %d, %d, %d, %t>(c);\n", m.dh, m.dp, m.prefillBC(), k.nt, m.prefillWPR(), m.bf)
 	gen := &generated{
 		helpers:  helpers.String(),
-		entries:  []entry{{"", dec}, {mergeSuffix, mer}, {"_prefill", pre}},
-		variants: map[string][]string{"decode": {"", mergeSuffix}, "prefill": {"_prefill"}},
+		entries:  []entry{{"", dec}, {"_prefill", pre}},
+		variants: map[string][]string{"decode": {""}, "prefill": {"_prefill"}},
 		variant:  "decode",
 	}
-	l := k.pk.Launch
 	if l == nil {
 		return gen, nil
 	}
 	if l.Variant == "prefill" {
-		gen.entries = []entry{{"", pre}, {"_decode", dec}, {"_decode" + mergeSuffix, mer}}
-		gen.variants = map[string][]string{"prefill": {""}, "decode": {"_decode", "_decode" + mergeSuffix}}
+		gen.entries = []entry{{"", pre}, {"_decode", dec}}
+		gen.variants = map[string][]string{"prefill": {""}, "decode": {"_decode"}}
 		gen.variant = "prefill"
 		return gen, nil
 	}
-	if l.Launches < 2 {
-		gen.variants["decode"] = []string{""}
-	}
-	// Partials of the plan's launch: splits × B × H × S rows of Dh + 2
-	// floats (grid (splits, G, B), Tile[0] = the rows of a head group).
+	// The workspace at the plan's launch: a counter per (sequence, kv
+	// head, 16-row tile), rounded up to 4, then a partial per split ×
+	// sequence × kv head × row of the head group (Tile[0]): Dh + 2 floats.
 	if l.Grid[0] > 1 {
-		rows := l.Grid[2] * l.Grid[1] * l.Tile[0]
-		if rows > 0 && l.Grid[0] <= math.MaxInt64/rows/(m.dh+2) {
-			k.wsFloats = l.Grid[0] * rows * (m.dh + 2)
+		units := l.Grid[2] * l.Grid[1]
+		rows := units * l.Tile[0]
+		if rows > 0 && l.Grid[0] <= math.MaxInt64/4/rows/(m.dh+2) {
+			k.wsFloats = (units*((l.Tile[0]+15)/16)+3)/4*4 + l.Grid[0]*rows*(m.dh+2)
 		}
 	}
 	return gen, nil

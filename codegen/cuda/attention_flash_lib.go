@@ -48,13 +48,6 @@ template <int DH> FZ_DEV u32 fz_att_ld2(const u16* p, int d) {
   const u32 lo = p[d], hi = d + 1 < DH ? (u32)p[d + 1] : 0u;
   return lo | (hi << 16);
 }
-// fz_att_splits is the split count the partials of gridDim.x splits fit
-// in a workspace of cap floats (per floats a split): 1 means no partials.
-FZ_DEV i64 fz_att_splits(i64 per, i64 cap) {
-  const i64 n = per > 0 ? cap / per : (i64)gridDim.x;
-  return fz_max64(1, fz_min64((i64)gridDim.x, n));
-}
-
 // fz_att_tile stages keys j0 .. j0 + ROWS - 1 of the K (comp 0) or V
 // (comp 1) rows of sequence b, kv head g into s: 16-byte cp.async copies
 // (the caller commits the group), zeros for keys at jend or later and for
@@ -115,6 +108,31 @@ FZ_DEV void fz_att_qk(float (&s)[BC / 8][4], const u32 (&qf)[DP / 16][4], const 
       const u32 b0[2] = {r[0], r[1]}, b1[2] = {r[2], r[3]};
       fz_att_mma<BF>(s[2 * np], qf[kk], b0);
       fz_att_mma<BF>(s[2 * np + 1], qf[kk], b1);
+    }
+  }
+}
+
+// fz_att_qks is fz_att_qk with the 16 query rows in shared memory (rows
+// of DP + 8 elements), their A fragments loaded with ldmatrix per k step
+// instead of held in registers.
+template <int DP, int BC, bool BF>
+FZ_DEV void fz_att_qks(float (&s)[BC / 8][4], const u16* q, const u16* k, int lane) {
+  constexpr int LDS = DP + 8;
+  const u32 qb = fz_smem_addr(q + ((lane & 7) + (((lane >> 3) & 1) << 3)) * LDS + ((lane >> 4) << 3));
+  const u32 base = fz_smem_addr(k + (((lane >> 4) << 3) + (lane & 7)) * LDS + (((lane >> 3) & 1) << 3));
+#pragma unroll
+  for (int n = 0; n < BC / 8; n++) { s[n][0] = 0.f; s[n][1] = 0.f; s[n][2] = 0.f; s[n][3] = 0.f; }
+#pragma unroll
+  for (int kk = 0; kk < DP / 16; kk++) {
+    u32 a[4];
+    fz_att_ldsm4(a, qb + 2 * kk * 16, false);
+#pragma unroll
+    for (int np = 0; np < BC / 16; np++) {
+      u32 r[4];
+      fz_att_ldsm4(r, base + 2 * (np * 16 * LDS + kk * 16), false);
+      const u32 b0[2] = {r[0], r[1]}, b1[2] = {r[2], r[3]};
+      fz_att_mma<BF>(s[2 * np], a, b0);
+      fz_att_mma<BF>(s[2 * np + 1], a, b1);
     }
   }
 }
@@ -206,138 +224,219 @@ FZ_DEV void fz_att_lsum(float (&l)[2]) {
   }
 }
 
-// fz_att_decode is split-KV Flash-Decoding. Block (split sp, kv head g,
-// sequence b) takes the query rows of the head group, GRP heads × S
-// queries (16 at a time: one m16 tile, normally all of them), against its
-// chunk of the keys the rows can see: chunk = ceil(visible / splits) keys
-// from the first visible one, splits = gridDim.x (capped so that the
-// partials fit the workspace). K and V tiles of BC keys stream through a
-// double-buffered cp.async pipeline; every warp computes the scores and
-// the online softmax of the whole tile (the same values in every warp) and
-// accumulates P·V for its own pairs of n8 tiles of the head dim. With one
-// split the block writes the output; otherwise each row's partial
-// (m, l, unnormalised o) goes to ws, [b][g][split][row][2 + DH] floats, for
-// fz_att_merge. An empty split writes m = -inf, l = 0, o = 0.
-template <int DH, int DP, int BC, int NT, bool BF, class C>
-FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
-  constexpr int NW = NT / 32, NKS = DP / 16, NPAIR = DP / 16, PPW = (NPAIR + NW - 1) / NW, LDS = DP + 8;
-  __shared__ __align__(16) u16 sK[2][BC * LDS];
-  __shared__ __align__(16) u16 sV[2][BC * LDS];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, gr = lane >> 2, tq = lane & 3;
-  const i64 B = c.nb(), G = c.ng(), S = c.nsq(), R = (i64)C::GRP * S;
-  if (R == 0) return;
-  const i64 nsp = fz_att_splits(B * G * R * (DH + 2), cap);
-  const i64 sp = blockIdx.x;
-  if (sp >= nsp) return;
-  for (i64 b = blockIdx.z; b < B; b += gridDim.z) {
-    for (i64 g = blockIdx.y; g < G; g += gridDim.y) {
-      const i64 npre = c.npre(b, g), ntot = npre + c.nown(b, g);
-      i64 lo, hi;
-      c.kbounds(ntot - S, ntot - 1, ntot, lo, hi);
-      const i64 chunk = (hi - lo + nsp - 1) / nsp;
-      const i64 j0 = fz_min64(hi, lo + sp * chunk), j1 = fz_min64(hi, j0 + chunk);
-      const int ntile = (int)((j1 - j0 + BC - 1) / BC);
-      for (i64 rt = 0; rt < R; rt += 16) {
-        i64 pos[2];
-        u32 qf[NKS][4];
-        {
-          const u16* q[2];
+// fz_att_cp copies n (1 to 8) 16-bit elements of a row chunk at src to
+// the 16-byte shared chunk dst, zero-filled past n: one cp.async when the
+// chunk is whole and aligned.
+FZ_DEV void fz_att_cp(u16* dst, const u16* src, int n) {
+  if (n == 8 && fz_aligned(src, 16)) {
+    fz_cp16b(dst, src, 16);
+    return;
+  }
+  u32 x[4];
 #pragma unroll
-          for (int h = 0; h < 2; h++) {
-            const i64 r = rt + gr + 8 * h, rr = r < R ? r : R - 1;
-            const i64 i = rr % S;
-            pos[h] = ntot - S + i;
-            q[h] = r < R ? c.qrow(b, g * C::GRP + rr / S, i) : (const u16*)0;
-          }
-          fz_att_qrows<DH, DP>(qf, q, tq);
-        }
-        float o[2 * PPW][4], m[2] = {-FZ_INF, -FZ_INF}, l[2] = {0.f, 0.f};
-#pragma unroll
-        for (int i = 0; i < 2 * PPW; i++) { o[i][0] = 0.f; o[i][1] = 0.f; o[i][2] = 0.f; o[i][3] = 0.f; }
-        if (ntile > 0) {
-          fz_att_tile<DH, DP, BC, NT>(c, sK[0], 0, b, g, npre, j0, j1);
-          fz_att_tile<DH, DP, BC, NT>(c, sV[0], 1, b, g, npre, j0, j1);
-        }
-        fz_cp_commit();
-        for (int t = 0; t < ntile; t++) {
-          if (t + 1 < ntile) {
-            const i64 jn = j0 + (i64)(t + 1) * BC;
-            fz_att_tile<DH, DP, BC, NT>(c, sK[(t + 1) & 1], 0, b, g, npre, jn, j1);
-            fz_att_tile<DH, DP, BC, NT>(c, sV[(t + 1) & 1], 1, b, g, npre, jn, j1);
-          }
-          fz_cp_commit();
-          fz_cp_wait<1>();
-          __syncthreads();
-          const i64 k0 = j0 + (i64)t * BC;
-          float s[BC / 8][4];
-          u32 p[BC / 16][4];
-          fz_att_qk<DP, BC, BF>(s, qf, sK[t & 1], lane);
-          const bool mask = k0 + BC > j1 || c.tile_masked(ntot - S, ntot - 1, k0, k0 + BC);
-          fz_att_online<BC, 2 * PPW, BF>(c, s, m, l, o, p, pos, k0, j1, mask, tq);
-          fz_att_pv<DP, BC, PPW, BF>(o, p, sV[t & 1], lane, warp, NW);
-          __syncthreads();
-        }
-        fz_cp_wait<0>();
-        fz_att_lsum(l);
-#pragma unroll
-        for (int h = 0; h < 2; h++) {
-          const i64 r = rt + gr + 8 * h;
-          if (r >= R) continue;
-          const i64 hh = g * C::GRP + r / S, i = r % S;
-          float* pp = ws + (((b * G + g) * nsp + sp) * R + r) * (DH + 2);
-          const float inv = l[h] > 0.f ? 1.f / l[h] : 0.f;
-          if (nsp > 1 && warp == 0 && tq == 0) { pp[0] = m[h]; pp[1] = l[h]; }
-#pragma unroll
-          for (int k = 0; k < PPW; k++) {
-            const int pr = warp + k * NW;
-            if (pr >= NPAIR) continue;
-#pragma unroll
-            for (int half = 0; half < 2; half++) {
-              const int d = pr * 16 + half * 8 + tq * 2;
-              if (d >= DH) continue;
-              const float v0 = o[2 * k + half][2 * h], v1 = o[2 * k + half][2 * h + 1];
-              if (nsp == 1) {
-                c.ost2(b, hh, i, d, v0 * inv, v1 * inv);
-              } else {
-                pp[2 + d] = v0;
-                if (d + 1 < DH) pp[3 + d] = v1;
-              }
-            }
-          }
-        }
+  for (int i = 0; i < 4; i++) x[i] = (2 * i < n ? (u32)src[2 * i] : 0u) | ((2 * i + 1 < n ? (u32)src[2 * i + 1] : 0u) << 16);
+  *(uint4*)dst = make_uint4(x[0], x[1], x[2], x[3]);
+}
+
+// fz_att_wtile is one warp's load of a decode tile: the K rows (to sk) and
+// V rows (to sv) of keys j0 .. j0 + 15 of sequence b, kv head g; zeros for
+// keys at jend or later and for dims past DH. Lane l copies the 16-byte
+// chunks l, l + 32, ... of the tile, so the 16 lanes of a row read its
+// bytes back to back and each row address is computed once per tile. The
+// caller commits the group.
+template <int DH, int DP, class C>
+FZ_DEV void fz_att_wtile(const C& c, u16* sk, u16* sv, int lane, i64 b, i64 g, i64 npre, i64 j0, i64 jend) {
+  constexpr int CH = DP / 8, LDS = DP + 8, NE = 16 * CH;
+#pragma unroll 2
+  for (int e0 = 0; e0 < NE; e0 += 32) {
+    const int e = e0 + lane;
+    if (NE % 32 == 0 || e < NE) {
+      const int r = e / CH, ch = e - r * CH;
+      const i64 j = j0 + r;
+      const int n = DH - ch * 8 < 8 ? DH - ch * 8 : 8;
+      u16* dk = sk + r * LDS + ch * 8;
+      u16* dv = sv + r * LDS + ch * 8;
+      if (j < jend && n > 0) {
+        fz_att_cp(dk, c.row(0, b, g, j, npre) + ch * 8, n);
+        fz_att_cp(dv, c.row(1, b, g, j, npre) + ch * 8, n);
+      } else {
+        *(uint4*)dk = make_uint4(0u, 0u, 0u, 0u);
+        *(uint4*)dv = make_uint4(0u, 0u, 0u, 0u);
       }
     }
   }
 }
 
-// fz_att_merge combines the splits' partials of every query row of the
-// (kv head, sequence) blocks with the log-sum-exp merge and writes the
-// output; the block's split index strides over the row elements. Nothing to
-// do when the decode entry ran without partials.
-template <int DH, int NT, class C>
-FZ_DEV void fz_att_merge(const C& c, const float* ws, i64 cap) {
+FZ_DEV float fz_att_ldcg(const float* p) { float v; asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(p)); return v; }
+
+// fz_att_decode is split-KV Flash-Decoding with the merge in the same
+// launch. Block (split sp, kv head g, sequence b) takes the query rows of
+// the head group, GRP heads × S queries (16 at a time: one m16 tile,
+// normally all of them), against its split of the keys the rows can see:
+// CHUNK keys when CHUNK > 0 (deterministic mode: the split depends only on
+// the sequence, never on the batch), else the visible keys divided evenly
+// over gridDim.x splits, rounded up to 16; a split count past the
+// workspace's slots takes larger splits. Splits past gridDim.x are strided
+// over the blocks.
+//
+// Inside the block each warp owns every NW-th tile of 16 keys of the
+// split and streams its tiles through its own NSTG-stage cp.async ring in
+// dynamic shared memory (NSTG - 1 tiles in flight while it computes one;
+// no block barrier in the loop), with its own online softmax. The warps'
+// (m, l, o) are then combined through shared memory. With one split the
+// block writes the output. Otherwise it writes its partial (m, l,
+// unnormalised o) to the workspace; the last split to finish, counted with
+// an atomic per (sequence, kv head, row tile), merges the partials in split
+// order (the same result whichever block is last) and writes the output.
+// Workspace: the counters (u32, zero at load and reset by the merging
+// block) then [b][g][slot][row][2 + DH] floats.
+template <int DH, int DP, int NT, int NSTG, int CHUNK, bool BF, class C>
+FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
+  constexpr int NW = NT / 32, NN = DP / 8, NPAIR = DP / 16, LDS = DP + 8, WST = 2 * 16 * LDS, RW = DP + 2;
+  extern __shared__ __align__(16) u16 fz_att_dsm[];
+  __shared__ int fz_att_last;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, gr = lane >> 2, tq = lane & 3;
+  u16* const st = fz_att_dsm + warp * NSTG * WST;
+  u16* const sq = fz_att_dsm + NW * NSTG * WST;
+  float* const red = (float*)fz_att_dsm;
   const i64 B = c.nb(), G = c.ng(), S = c.nsq(), R = (i64)C::GRP * S;
   if (R == 0) return;
-  const i64 nsp = fz_att_splits(B * G * R * (DH + 2), cap);
-  if (nsp <= 1) return;
+  const i64 nrt = (R + 15) / 16, ncnt = (B * G * nrt + 3) / 4 * 4, per = B * G * R * (DH + 2);
+  const i64 slots = cap > ncnt && per > 0 ? (cap - ncnt) / per : 0;
+  unsigned int* const cnt = (unsigned int*)ws;
+  float* const part = ws + ncnt;
   for (i64 b = blockIdx.z; b < B; b += gridDim.z) {
     for (i64 g = blockIdx.y; g < G; g += gridDim.y) {
-      const float* w = ws + (b * G + g) * nsp * R * (DH + 2);
-      for (i64 e = (i64)blockIdx.x * NT + threadIdx.x; e < R * DH; e += (i64)gridDim.x * NT) {
-        const i64 r = e / DH;
-        const int d = (int)(e - r * DH);
-        float mx = -FZ_INF;
-        for (i64 s = 0; s < nsp; s++) mx = fmaxf(mx, w[(s * R + r) * (DH + 2)]);
-        float l = 0.f, acc = 0.f;
-        if (mx != -FZ_INF) {
-          for (i64 s = 0; s < nsp; s++) {
-            const float* pp = w + (s * R + r) * (DH + 2);
-            const float f = fz_att_ex2(pp[0] - mx);
-            l += pp[1] * f;
-            acc += pp[2 + d] * f;
+      const i64 npre = c.npre(b, g), ntot = npre + c.nown(b, g);
+      i64 lo, hi;
+      c.kbounds(ntot - S, ntot - 1, ntot, lo, hi);
+      const i64 vis = hi - lo;
+      i64 chunk = CHUNK > 0 ? (i64)CHUNK : ((vis + gridDim.x - 1) / gridDim.x + 15) / 16 * 16;
+      chunk = fz_max64(chunk, 16);
+      i64 nsp = vis > 0 ? (vis + chunk - 1) / chunk : 1;
+      if (nsp > 1 && nsp > slots) {
+        chunk = slots > 1 ? ((vis + slots - 1) / slots + 15) / 16 * 16 : fz_max64(vis, 16);
+        nsp = (vis + chunk - 1) / chunk;
+      }
+      for (i64 sp = blockIdx.x; sp < nsp; sp += gridDim.x) {
+        const i64 j0 = lo + sp * chunk, j1 = fz_min64(hi, j0 + chunk);
+        const int ntile = (int)((j1 - j0 + 15) / 16);
+        const int mine = ntile > warp ? (ntile - warp + NW - 1) / NW : 0;
+        for (i64 rt = 0; rt < R; rt += 16) {
+          i64 pos[2];
+#pragma unroll
+          for (int h = 0; h < 2; h++) {
+            const i64 r = rt + gr + 8 * h, rr = r < R ? r : R - 1;
+            pos[h] = ntot - S + rr % S;
           }
+          float o[NN][4], m[2] = {-FZ_INF, -FZ_INF}, l[2] = {0.f, 0.f};
+#pragma unroll
+          for (int i = 0; i < NN; i++) { o[i][0] = 0.f; o[i][1] = 0.f; o[i][2] = 0.f; o[i][3] = 0.f; }
+          __syncthreads(); // the shared memory's last readers are done
+          // The query rows to shared memory (zeros past R and DH).
+          for (int e = threadIdx.x; e < 16 * (DP / 2); e += NT) {
+            const int r = e / (DP / 2), d = 2 * (e - r * (DP / 2));
+            const i64 rr = rt + r;
+            const u16* qp = rr < R ? c.qrow(b, g * C::GRP + rr / S, rr % S) : (const u16*)0;
+            *(u32*)(sq + r * LDS + d) = fz_att_ld2<DH>(qp, d);
+          }
+#pragma unroll
+          for (int i = 0; i < NSTG - 1; i++) {
+            if (i < mine) fz_att_wtile<DH, DP>(c, st + i * WST, st + i * WST + 16 * LDS, lane, b, g, npre, j0 + (i64)(warp + i * NW) * 16, j1);
+            fz_cp_commit();
+          }
+          __syncthreads(); // the query rows
+          int cur = 0, nxt = NSTG - 1;
+          for (int i = 0; i < mine; i++) {
+            if (i + NSTG - 1 < mine) fz_att_wtile<DH, DP>(c, st + nxt * WST, st + nxt * WST + 16 * LDS, lane, b, g, npre, j0 + (i64)(warp + (i + NSTG - 1) * NW) * 16, j1);
+            fz_cp_commit();
+            fz_cp_wait<NSTG - 1>();
+            __syncwarp();
+            const u16* sk = st + cur * WST;
+            const i64 k0 = j0 + (i64)(warp + i * NW) * 16;
+            float s[2][4];
+            u32 p[1][4];
+            fz_att_qks<DP, 16, BF>(s, sq, sk, lane);
+            const bool mask = k0 + 16 > j1 || c.tile_masked(ntot - S, ntot - 1, k0, k0 + 16);
+            fz_att_online<16, NN, BF>(c, s, m, l, o, p, pos, k0, j1, mask, tq);
+            fz_att_pv<DP, 16, NPAIR, BF>(o, p, sk + 16 * LDS, lane, 0, 1);
+            __syncwarp();
+            cur = cur + 1 == NSTG ? 0 : cur + 1;
+            nxt = nxt + 1 == NSTG ? 0 : nxt + 1;
+          }
+          fz_cp_wait<0>();
+          fz_att_lsum(l);
+          __syncthreads(); // every warp is done with its ring: red reuses it
+#pragma unroll
+          for (int h = 0; h < 2; h++) {
+            float* rw = red + (warp * 16 + gr + 8 * h) * RW;
+            if (tq == 0) { rw[0] = m[h]; rw[1] = l[h]; }
+#pragma unroll
+            for (int n = 0; n < NN; n++) { rw[2 + n * 8 + tq * 2] = o[n][2 * h]; rw[3 + n * 8 + tq * 2] = o[n][2 * h + 1]; }
+          }
+          __syncthreads();
+          // The block's result: the warps combined, element pairs (r, d).
+          const int nr = (int)fz_min64(16, R - rt);
+          constexpr int DH2 = (DH + 1) / 2;
+          const i64 cid = (b * G + g) * nrt + rt / 16;
+          float* const pb = part + ((b * G + g) * slots * R + rt) * (DH + 2);
+          for (int e = threadIdx.x; e < nr * DH2; e += NT) {
+            const int r = e / DH2, d = 2 * (e - r * DH2);
+            float mx = -FZ_INF;
+#pragma unroll
+            for (int w = 0; w < NW; w++) mx = fmaxf(mx, red[(w * 16 + r) * RW]);
+            float ls = 0.f, a0 = 0.f, a1 = 0.f;
+            if (mx != -FZ_INF) {
+#pragma unroll
+              for (int w = 0; w < NW; w++) {
+                const float* rw = red + (w * 16 + r) * RW;
+                const float f = fz_att_ex2(rw[0] - mx);
+                ls += rw[1] * f;
+                a0 += rw[2 + d] * f;
+                a1 += rw[3 + d] * f;
+              }
+            }
+            const i64 rr = rt + r, hh = g * C::GRP + rr / S, i = rr % S;
+            if (nsp == 1) {
+              const float inv = ls > 0.f ? 1.f / ls : 0.f;
+              c.ost2(b, hh, i, d, a0 * inv, a1 * inv);
+            } else {
+              float* pp = pb + (sp * R + r) * (DH + 2);
+              if (d == 0) { pp[0] = mx; pp[1] = ls; }
+              pp[2 + d] = a0;
+              if (d + 1 < DH) pp[3 + d] = a1;
+            }
+          }
+          if (nsp == 1) continue;
+          __threadfence();
+          __syncthreads();
+          if (threadIdx.x == 0) fz_att_last = atomicAdd(cnt + cid, 1u) == (unsigned int)(nsp - 1);
+          __syncthreads();
+          if (!fz_att_last) continue;
+          __threadfence();
+          // The merge, in split order: each pair's running max, sum and
+          // output over the splits' partials (read through L2, where the
+          // other blocks wrote them).
+          for (int e = threadIdx.x; e < nr * DH2; e += NT) {
+            const int r = e / DH2, d = 2 * (e - r * DH2);
+            float mx = -FZ_INF, ls = 0.f, a0 = 0.f, a1 = 0.f;
+#pragma unroll 4
+            for (i64 s = 0; s < nsp; s++) {
+              const float* pp = pb + (s * R + r) * (DH + 2);
+              const float ms = fz_att_ldcg(pp), lsp = fz_att_ldcg(pp + 1), o0 = fz_att_ldcg(pp + 2 + d), o1 = d + 1 < DH ? fz_att_ldcg(pp + 3 + d) : 0.f;
+              if (ms == -FZ_INF) continue;
+              const float mn = fmaxf(mx, ms), fa = fz_att_ex2(mx - mn), fb = fz_att_ex2(ms - mn);
+              ls = ls * fa + lsp * fb;
+              a0 = a0 * fa + o0 * fb;
+              a1 = a1 * fa + o1 * fb;
+              mx = mn;
+            }
+            const i64 rr = rt + r, hh = g * C::GRP + rr / S, i = rr % S;
+            const float inv = ls > 0.f ? 1.f / ls : 0.f;
+            c.ost2(b, hh, i, d, a0 * inv, a1 * inv);
+          }
+          if (threadIdx.x == 0) cnt[cid] = 0u;
         }
-        c.ost(b, g * C::GRP + r / S, r % S, d, l > 0.f ? acc / l : 0.f);
       }
     }
   }

@@ -54,8 +54,8 @@ func TestGenerateKernels(t *testing.T) {
 	}
 	for _, want := range []string{
 		`"attn_split",` + "\n\t\"attn_reduce\",",
-		"runtime.Launch(l.kernels[2], [3]int64{1, 2, 2}, 64, 0, s, l.bufPos.Ptr, l.bufArena.At(256), l.bufKv.Ptr, l.bufArena.At(0), d.B, d.S, d.T)",
-		"runtime.Launch(l.kernels[3], [3]int64{1, 2, 2}, 64, 0, s, l.bufPos.Ptr, l.bufArena.At(256), l.bufKv.Ptr, l.bufArena.At(0), d.B, d.S, d.T)",
+		"runtime.Launch(l.kernels[2], [3]int64{1, 2, 2}, 64, 49920, s, l.bufPos.Ptr, l.bufArena.At(256), l.bufKv.Ptr, l.bufArena.At(0), d.B, d.S, d.T)",
+		"runtime.Launch(l.kernels[3], [3]int64{1, 2, 2}, 64, 49920, s, l.bufPos.Ptr, l.bufArena.At(256), l.bufKv.Ptr, l.bufArena.At(0), d.B, d.S, d.T)",
 	} {
 		if !strings.Contains(src, want) {
 			t.Errorf("generated code lacks %q", want)

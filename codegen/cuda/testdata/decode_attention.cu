@@ -1,5 +1,5 @@
 // body of k02_attention_attention
-struct fzb_bcefed9a6d19bd04_ctx {
+struct fzb_bcaceac5e94fc4f2_ctx {
   const u16* p0;
   const u16* p1;
   u16* p2;
@@ -42,19 +42,14 @@ struct fzb_bcefed9a6d19bd04_ctx {
   // Whether some query at pmin..pmax does not see some key of [k0, k1).
   __device__ __forceinline__ bool tile_masked(i64 pmin, i64 pmax, i64 k0, i64 k1) const { return k1 - 1 > pmin; }
 };
-FZ_DEV void fzb_bcefed9a6d19bd04(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
-  const fzb_bcefed9a6d19bd04_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
-  fz_att_decode<128, 128, 32, 128, true>(c, fz_workspace, (i64)(sizeof(fz_workspace) / sizeof(float)));
+FZ_DEV void fzb_bcaceac5e94fc4f2(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
+  const fzb_bcaceac5e94fc4f2_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
+  fz_att_decode<128, 128, 128, 3, 0, true>(c, fz_workspace, (i64)(sizeof(fz_workspace) / sizeof(float)));
 }
-FZ_DEV void fzb_bcefed9a6d19bd04_merge(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
-  const fzb_bcefed9a6d19bd04_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
-  fz_att_merge<128, 128>(c, fz_workspace, (i64)(sizeof(fz_workspace) / sizeof(float)));
-}
-FZ_DEV void fzb_bcefed9a6d19bd04_prefill(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
-  const fzb_bcefed9a6d19bd04_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
+FZ_DEV void fzb_bcaceac5e94fc4f2_prefill(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
+  const fzb_bcaceac5e94fc4f2_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
   fz_att_prefill<128, 128, 64, 128, 1, true>(c);
 }
 
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_bcefed9a6d19bd04(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_merge(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_bcefed9a6d19bd04_merge(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefill(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_bcefed9a6d19bd04_prefill(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_bcaceac5e94fc4f2(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefill(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_bcaceac5e94fc4f2_prefill(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }

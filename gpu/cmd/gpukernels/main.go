@@ -17,6 +17,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -28,16 +30,26 @@ import (
 func main() {
 	out := flag.String("out", ".gpu/kernels", "directory of the images")
 	seed := flag.Int64("seed", gpu.DefaultSeed, "seed of the suite's cases")
-	bench := flag.String("bench", "", "bench targets SPEC:DIMS;... (embedded specs at full size)")
+	bench := flag.String("bench", "", "bench targets SPEC:DIMS;... (embedded specs at full size, or spec files)")
+	splitKeys := flag.String("split-keys", "0", "decode attention split sizes the bench targets are also planned at, comma-separated (0: the launch plan's)")
 	jobs := flag.Int("j", runtime.NumCPU(), "parallel compilations")
 	flag.Parse()
-	if err := run(*out, *seed, *bench, *jobs); err != nil {
+	var sks []int64
+	for _, f := range strings.Split(*splitKeys, ",") {
+		n, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
+		if err != nil || n < 0 {
+			fmt.Fprintf(os.Stderr, "gpukernels: -split-keys: %q is not a count\n", f)
+			os.Exit(2)
+		}
+		sks = append(sks, n)
+	}
+	if err := run(*out, *seed, *bench, sks, *jobs); err != nil {
 		fmt.Fprintln(os.Stderr, "gpukernels:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out string, seed int64, bench string, jobs int) error {
+func run(out string, seed int64, bench string, splitKeys []int64, jobs int) error {
 	major, minor, err := nvrtcVersion()
 	if err != nil {
 		return err
@@ -57,6 +69,16 @@ func run(out string, seed int64, bench string, jobs int) error {
 			plans = append(plans, p)
 		}
 	}
+	// The determinism test's plans (TestDeterministicDecode).
+	for _, c := range gpu.DeterminismCases {
+		for _, sk := range []int64{gpu.DeterministicSplitKeys, 0} {
+			big, one, _, _, err := gpu.DeterminismPlans(c, sk)
+			if err != nil {
+				return fmt.Errorf("determinism %s: %w", c.Variant, err)
+			}
+			plans = append(plans, big, one)
+		}
+	}
 	targets, err := gpu.ParseBenchTargets(bench)
 	if err != nil {
 		return err
@@ -64,17 +86,26 @@ func run(out string, seed int64, bench string, jobs int) error {
 	for _, t := range targets {
 		file, src, ok := specs.Source(t.Spec)
 		if !ok {
-			return fmt.Errorf("bench: no embedded spec %s", t.Spec)
+			b, err := os.ReadFile(t.Spec)
+			if err != nil {
+				return fmt.Errorf("bench: no embedded spec %s: %w", t.Spec, err)
+			}
+			file, src = t.Spec, string(b)
 		}
 		g, err := parse(file, src)
 		if err != nil {
 			return err
 		}
-		f, u, err := gpu.BenchPlans(g, t.Dims)
-		if err != nil {
-			return fmt.Errorf("bench %s: %w", t.Spec, err)
+		for i, sk := range splitKeys {
+			f, u, err := gpu.BenchPlans(g, t.Dims, sk)
+			if err != nil {
+				return fmt.Errorf("bench %s: %w", t.Spec, err)
+			}
+			plans = append(plans, f)
+			if i == 0 {
+				plans = append(plans, u)
+			}
 		}
-		plans = append(plans, f, u)
 	}
 	llama, paged, err := gpu.LadderPlans()
 	if err != nil {

@@ -1,0 +1,101 @@
+//go:build cuda
+
+package gpu
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/fuser-dev/fuser/ir/interp"
+)
+
+// TestDeterministicDecode checks decode attention's deterministic mode (a
+// fixed split size, passes.Options.DecodeSplitKeys) bit for bit: sequence
+// 0 of a batch of 4 with ragged lengths (paged cache) and of a contiguous
+// batch of 4 gives the same output bytes as the same sequence run alone,
+// although the launch plans differ (grids, workspaces); it logs whether
+// the default split happens to agree too.
+func TestDeterministicDecode(t *testing.T) {
+	images := &Images{Dir: kernelsDir(), Log: t.Logf}
+	if *flagNVCC {
+		images.NVCC = FindNVCC()
+	}
+	if _, err := os.Stat(filepath.Join(images.Dir, ManifestFile)); err != nil && images.NVCC == "" {
+		t.Fatalf("no kernel images in %s and no nvcc: build them with make gpu-bundle", images.Dir)
+	}
+	dev, err := NewDevice(images)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	for _, tc := range DeterminismCases {
+		for _, sk := range []int64{DeterministicSplitKeys, 0} {
+			name := fmt.Sprintf("%s/T=%d/split-keys=%d", tc.Variant, tc.T, sk)
+			t.Run(name, func(t *testing.T) {
+				release, err := dev.Ctx.Bind()
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer release()
+				big, one, inputs, small, err := DeterminismPlans(tc, sk)
+				if err != nil {
+					t.Fatal(err)
+				}
+				const nb = DeterminismBatch
+				ob, err := runOutput(dev, big, inputs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				os1, err := runOutput(dev, one, small)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(os1) == 0 || len(ob) < len(os1) {
+					t.Fatalf("outputs of %d and %d bytes", len(os1), len(ob))
+				}
+				same := bytes.Equal(os1, ob[:len(os1)])
+				t.Logf("%s: batch of %d %v, alone %v: sequence 0 bit-identical: %v", name, nb, big.Plan.Kernels[len(big.Plan.Kernels)-1].Launch, one.Plan.Kernels[len(one.Plan.Kernels)-1].Launch, same)
+				if sk > 0 && !same {
+					diff := 0
+					for i := range os1 {
+						if os1[i] != ob[i] {
+							diff++
+						}
+					}
+					t.Errorf("deterministic mode: sequence 0 differs in %d of %d bytes between the batch and alone", diff, len(os1))
+				}
+			})
+		}
+	}
+}
+
+// runOutput runs the plan on the inputs and returns its output's bytes.
+func runOutput(dev *Device, p *Plan, inputs map[string]*interp.Tensor) ([]byte, error) {
+	l, err := dev.Load(p)
+	if err != nil {
+		return nil, err
+	}
+	in, err := l.Alloc()
+	if err != nil {
+		return nil, err
+	}
+	defer in.Free()
+	if err := in.Reset(&Reference{P: p, Inputs: inputs}); err != nil {
+		return nil, err
+	}
+	if err := l.Forward(in, dev.Stream); err != nil {
+		return nil, err
+	}
+	if err := dev.Stream.Synchronize(); err != nil {
+		return nil, err
+	}
+	for _, b := range in.L.Layout.Own {
+		if b.Role == "output" {
+			return in.Download(b.Value)
+		}
+	}
+	return nil, fmt.Errorf("no output")
+}
