@@ -3,12 +3,12 @@ package gpu
 import (
 	"fmt"
 	"math/rand/v2"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/specs"
+	"github.com/fuser-dev/fuser/specs/testlayers"
 )
 
 // DefaultSeed draws the suite's dims. The bundle (make gpu-bundle) compiles
@@ -20,10 +20,10 @@ const DefaultSeed = 20261129
 // Case is one layer at one set of dims: a spec, shrunk or at full size, or
 // one of the attention layers of ir/interp's tests.
 type Case struct {
-	// Spec is an embedded spec's name, or "attn_<variant>" for AttnLayers.
+	// Spec is an embedded spec's name, or "attn_<variant>" for testlayers.AttnLayers.
 	Spec string
 	// Full keeps the spec's model constants; otherwise they are shrunk
-	// (SmallConsts) so that the CPU reference stays fast.
+	// (testlayers.SmallConsts) so that the CPU reference stays fast.
 	Full bool
 	Dims map[string]int64
 	// Seed seeds interp.RandomInputs.
@@ -69,7 +69,7 @@ func DimsString(dims map[string]int64) string {
 // Graph parses the case's layer.
 func (c Case) Graph() (*ir.Graph, error) {
 	if v, ok := strings.CutPrefix(c.Spec, "attn_"); ok && !isSpec(c.Spec) {
-		return AttnLayer(v)
+		return testlayers.AttnLayer(v)
 	}
 	if v, ok := strings.CutPrefix(c.Spec, "dec_"); ok && !isSpec(c.Spec) {
 		return DecLayer(v)
@@ -81,126 +81,12 @@ func (c Case) Graph() (*ir.Graph, error) {
 		}
 		return ir.Parse(file, src)
 	}
-	return SmallSpec(c.Spec)
+	return testlayers.Small(c.Spec)
 }
 
 func isSpec(name string) bool {
 	_, _, ok := specs.Source(name)
 	return ok
-}
-
-// SmallConsts are the model constants of the shrunk specs, as ir/interp's
-// tests use them: D=32, 4 query heads over 2 kv heads of 8, F=48, 4 experts,
-// a window of 37 tokens (a spec keeps the constants it does not declare).
-var SmallConsts = map[string]string{"D": "32", "H": "4", "G": "2", "Dh": "8", "F": "48", "E": "4", "W": "37"}
-
-// smallOverrides keep a spec's head grouping: qwen_bias has 7 query heads
-// per kv head.
-var smallOverrides = map[string]map[string]string{"qwen_bias": {"H": "14", "G": "2"}}
-
-var constLine = regexp.MustCompile(`(?m)^const\s+(.*)$`)
-
-// SmallSpec returns the embedded spec name with its model constants
-// replaced by SmallConsts (ir/interp's smallSpec); tiny is returned as it is.
-func SmallSpec(name string) (*ir.Graph, error) {
-	file, src, ok := specs.Source(name)
-	if !ok {
-		return nil, fmt.Errorf("no spec %s", name)
-	}
-	if name != "tiny" {
-		replaced := 0
-		src = constLine.ReplaceAllStringFunc(src, func(line string) string {
-			body := strings.TrimSpace(strings.TrimPrefix(line, "const"))
-			comment := ""
-			if i := strings.Index(body, "#"); i >= 0 {
-				body, comment = body[:i], body[i:]
-			}
-			var items []string
-			for _, item := range strings.Split(body, ",") {
-				k, _, found := strings.Cut(item, "=")
-				k = strings.TrimSpace(k)
-				v, ok := smallOverrides[name][k]
-				if !ok {
-					v, ok = SmallConsts[k]
-				}
-				if found && ok {
-					item = " " + k + " = " + v
-					replaced++
-				}
-				items = append(items, strings.TrimSpace(item))
-			}
-			return "const " + strings.Join(items, ", ") + " " + comment
-		})
-		if replaced < 4 {
-			return nil, fmt.Errorf("spec %s: replaced %d constants only", name, replaced)
-		}
-	}
-	return ir.Parse(file, src)
-}
-
-// attnLayer is ir/interp's small layer around one attention of each
-// variant: D=32, 4 query heads over 2 kv heads of 8, rope, a cache appended
-// to; f32 throughout.
-const attnLayer = `
-layer attn_{{name}}
-dim B, S, T{{dims}}
-const D = 32, {{heads}}, Dh = 8
-input  x    : f32[B, S, D]
-input  pos  : i32[B, S]
-{{inputs}}
-param  wqkv : f32[D, (H + 2*G)*Dh]
-param  wo   : f32[H*Dh, D]
-{{prefix}}
-state  kv   : f32[2, B, G, T, Dh] {{layout}}
-output y    : f32[B, S, D]
-
-q0, k0, v0 = split(x @ wqkv, [H*Dh, G*Dh, G*Dh], axis=-1)
-q    = transpose(rope(reshape(q0, [B, S, H, Dh]), pos), [0, 2, 1, 3])
-k    = transpose(rope(reshape(k0, [B, S, G, Dh]), pos), [0, 2, 1, 3])
-v    = transpose(reshape(v0, [B, S, G, Dh]), [0, 2, 1, 3])
-K, V = append(kv, k, v)
-{{keys}}
-a    = softmax({{score}}, axis=-1) @ Vs
-y    = x + reshape(transpose(a, [0, 2, 1, 3]), [B, S, H*Dh]) @ wo
-`
-
-// AttnLayers are the attention variants of ir/interp's attnLayer, among them
-// the ragged and paged KV layouts, which no shipped spec but paged_decode
-// has.
-var AttnLayers = []struct {
-	Name string
-	subs []string
-}{
-	{"causal", []string{"score", "causal(q @ transpose(Ks) / sqrt(Dh))"}},
-	{"window", []string{"score", "window(q @ transpose(Ks) / sqrt(Dh), 700)"}},
-	{"softcap", []string{"score", "causal(softcap(q @ transpose(Ks) / sqrt(Dh) * 8, 2))"}},
-	{"paged", []string{"score", "causal(q @ transpose(Ks) / sqrt(Dh))", "dims", ", P, N",
-		"inputs", "input kv_indptr : i32[B + 1]\ninput kv_pages : i32[N]\ninput kv_last : i32[B]",
-		"layout", "@ paged(page=16, pages=P, indptr=kv_indptr, indices=kv_pages, last=kv_last)"}},
-	{"ragged", []string{"score", "window(q @ transpose(Ks) / sqrt(Dh), 1000)",
-		"inputs", "input kv_indptr : i32[B + 1]", "layout", "@ ragged(indptr=kv_indptr)"}},
-	{"cascade", []string{"score", "causal(q @ transpose(Ks) / sqrt(Dh))", "dims", ", L",
-		"prefix", "state prefix : f32[2, 1, G, L, Dh]",
-		"keys", "pk, pv = split(prefix, [1, 1], axis=0)\nKs = concat(reshape(pk, [1, G, L, Dh]), K, axis=2)\nVs = concat(reshape(pv, [1, G, L, Dh]), V, axis=2)"}},
-}
-
-// AttnLayer builds one variant of the attention layer.
-func AttnLayer(variant string) (*ir.Graph, error) {
-	for _, l := range AttnLayers {
-		if l.Name != variant {
-			continue
-		}
-		subs := map[string]string{"name": variant, "heads": "H = 4, G = 2", "dims": "", "inputs": "", "prefix": "", "layout": "", "keys": "Ks = K\nVs = V"}
-		for i := 0; i+1 < len(l.subs); i += 2 {
-			subs[l.subs[i]] = l.subs[i+1]
-		}
-		src := attnLayer
-		for k, v := range subs {
-			src = strings.ReplaceAll(src, "{{"+k+"}}", v)
-		}
-		return ir.Parse("attn_"+variant+".fu", src)
-	}
-	return nil, fmt.Errorf("no attention layer %q", variant)
 }
 
 // decLayer is a bf16 decode attention layer at real head dims, the
@@ -334,7 +220,7 @@ func Cases(seed int64) []Case {
 		out = append(out, Case{Spec: spec, Full: full, Dims: d, Seed: int64(len(out)) + seed, What: what})
 	}
 	for _, name := range specs.Names() {
-		g, err := SmallSpec(name)
+		g, err := testlayers.Small(name)
 		if err != nil {
 			panic(err) // the embedded specs shrink; a test checks it
 		}
@@ -342,8 +228,8 @@ func Cases(seed int64) []Case {
 			add(name, false, k.what, k.dims(), g)
 		}
 	}
-	for _, l := range AttnLayers {
-		g, err := AttnLayer(l.Name)
+	for _, l := range testlayers.AttnLayers {
+		g, err := testlayers.AttnLayer(l.Name)
 		if err != nil {
 			panic(err)
 		}

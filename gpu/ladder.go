@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/fuser-dev/fuser/specs"
+	"github.com/fuser-dev/fuser/specs/testlayers"
 )
 
 // The on-device tests of the CUDA-graph ladder (ladder_test.go) load the
@@ -33,7 +34,7 @@ func LadderPlans() (llama, paged *Plan, err error) {
 	if llama, err = NewPlan(full, LadderLlamaDims, true); err != nil {
 		return nil, nil, fmt.Errorf("ladder %s: %w", specs.Default, err)
 	}
-	small, err := SmallSpec("paged_decode")
+	small, err := testlayers.Small("paged_decode")
 	if err != nil {
 		return nil, nil, err
 	}

@@ -2,7 +2,6 @@ package interp
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -11,56 +10,14 @@ import (
 	"github.com/fuser-dev/fuser/passes"
 	"github.com/fuser-dev/fuser/plan"
 	"github.com/fuser-dev/fuser/specs"
+	"github.com/fuser-dev/fuser/specs/testlayers"
 )
 
-// smallConsts are the model constants of the shipped specs at test sizes:
-// D=32, 4 query heads over 2 kv heads of 8, F=48, 4 experts, a window of
-// 37 tokens (a spec keeps the constants it does not declare).
-var smallConsts = map[string]string{"D": "32", "H": "4", "G": "2", "Dh": "8", "F": "48", "E": "4", "W": "37"}
-
-// smallOverrides keep a spec's head grouping: qwen_bias has 7 query heads
-// per kv head.
-var smallOverrides = map[string]map[string]string{"qwen_bias": {"H": "14", "G": "2"}}
-
-var constLine = regexp.MustCompile(`(?m)^const\s+(.*)$`)
-
-// smallSpec returns the shipped spec name with its model constants replaced
-// by smallConsts; the tiny spec is returned as it is.
+// smallSpec returns the shipped spec name with its model constants shrunk
+// (testlayers.Small).
 func smallSpec(t *testing.T, name string) *ir.Graph {
 	t.Helper()
-	file, src, ok := specs.Source(name)
-	if !ok {
-		t.Fatalf("no spec %s", name)
-	}
-	if name != "tiny" {
-		replaced := 0
-		src = constLine.ReplaceAllStringFunc(src, func(line string) string {
-			body := strings.TrimSpace(strings.TrimPrefix(line, "const"))
-			comment := ""
-			if i := strings.Index(body, "#"); i >= 0 {
-				body, comment = body[:i], body[i:]
-			}
-			var items []string
-			for _, item := range strings.Split(body, ",") {
-				k, _, found := strings.Cut(item, "=")
-				k = strings.TrimSpace(k)
-				v, ok := smallOverrides[name][k]
-				if !ok {
-					v, ok = smallConsts[k]
-				}
-				if found && ok {
-					item = " " + k + " = " + v
-					replaced++
-				}
-				items = append(items, strings.TrimSpace(item))
-			}
-			return "const " + strings.Join(items, ", ") + " " + comment
-		})
-		if replaced < 4 {
-			t.Fatalf("spec %s: replaced %d constants only", name, replaced)
-		}
-	}
-	g, err := ir.Parse(file, src)
+	g, err := testlayers.Small(name)
 	if err != nil {
 		t.Fatalf("spec %s at test sizes: %v", name, err)
 	}
@@ -257,63 +214,12 @@ func TestRunPlanSchedules(t *testing.T) {
 	}
 }
 
-// attnLayer is a small layer around one attention of each variant: D=32,
-// 4 query heads over 2 kv heads of 8, rope, a cache appended to.
-const attnLayer = `
-layer attn_{{name}}
-dim B, S, T{{dims}}
-const D = 32, {{heads}}, Dh = 8
-input  x    : f32[B, S, D]
-input  pos  : i32[B, S]
-{{inputs}}
-param  wqkv : f32[D, (H + 2*G)*Dh]
-param  wo   : f32[H*Dh, D]
-{{prefix}}
-state  kv   : f32[2, B, G, T, Dh] {{layout}}
-output y    : f32[B, S, D]
-
-q0, k0, v0 = split(x @ wqkv, [H*Dh, G*Dh, G*Dh], axis=-1)
-q    = transpose(rope(reshape(q0, [B, S, H, Dh]), pos), [0, 2, 1, 3])
-k    = transpose(rope(reshape(k0, [B, S, G, Dh]), pos), [0, 2, 1, 3])
-v    = transpose(reshape(v0, [B, S, G, Dh]), [0, 2, 1, 3])
-K, V = append(kv, k, v)
-{{keys}}
-a    = softmax({{score}}, axis=-1) @ Vs
-y    = x + reshape(transpose(a, [0, 2, 1, 3]), [B, S, H*Dh]) @ wo
-`
-
-// attnLayers are the attention variants of attnLayer.
-var attnLayers = []struct {
-	name string
-	kv   []string // substitutions
-}{
-	{"causal", []string{"score", "causal(q @ transpose(Ks) / sqrt(Dh))"}},
-	{"window", []string{"score", "window(q @ transpose(Ks) / sqrt(Dh), 700)"}},
-	{"softcap", []string{"score", "causal(softcap(q @ transpose(Ks) / sqrt(Dh) * 8, 2))"}},
-	{"paged", []string{"score", "causal(q @ transpose(Ks) / sqrt(Dh))", "dims", ", P, N",
-		"inputs", "input kv_indptr : i32[B + 1]\ninput kv_pages : i32[N]\ninput kv_last : i32[B]",
-		"layout", "@ paged(page=16, pages=P, indptr=kv_indptr, indices=kv_pages, last=kv_last)"}},
-	{"ragged", []string{"score", "window(q @ transpose(Ks) / sqrt(Dh), 1000)",
-		"inputs", "input kv_indptr : i32[B + 1]", "layout", "@ ragged(indptr=kv_indptr)"}},
-	{"cascade", []string{"score", "causal(q @ transpose(Ks) / sqrt(Dh))", "dims", ", L",
-		"prefix", "state prefix : f32[2, 1, G, L, Dh]",
-		"keys", "pk, pv = split(prefix, [1, 1], axis=0)\nKs = concat(reshape(pk, [1, G, L, Dh]), K, axis=2)\nVs = concat(reshape(pv, [1, G, L, Dh]), V, axis=2)"}},
-}
-
-// attnLayerSpec builds one variant of attnLayer.
+// attnLayerSpec builds testlayers' attention layer with substitutions kv.
 func attnLayerSpec(t *testing.T, name string, kv []string) *ir.Graph {
 	t.Helper()
-	subs := map[string]string{"name": name, "heads": "H = 4, G = 2", "dims": "", "inputs": "", "prefix": "", "layout": "", "keys": "Ks = K\nVs = V"}
-	for i := 0; i+1 < len(kv); i += 2 {
-		subs[kv[i]] = kv[i+1]
-	}
-	src := attnLayer
-	for k, v := range subs {
-		src = strings.ReplaceAll(src, "{{"+k+"}}", v)
-	}
-	g, err := ir.Parse(name+".fu", src)
+	g, err := testlayers.Attn(name, kv)
 	if err != nil {
-		t.Fatalf("%v\n%s", err, src)
+		t.Fatalf("attention layer %s: %v", name, err)
 	}
 	return g
 }
@@ -322,10 +228,10 @@ func attnLayerSpec(t *testing.T, name string, kv []string) *ir.Graph {
 // tokens (cascade: 500 shared and 3000 own), in decode (12 splits) and
 // prefill.
 func TestRunPlanLongContext(t *testing.T) {
-	for _, l := range attnLayers {
-		g := attnLayerSpec(t, l.name, l.kv)
+	for _, l := range testlayers.AttnLayers {
+		g := attnLayerSpec(t, l.Name, l.Subs)
 		for _, S := range []int64{1, 17} {
-			t.Run(fmt.Sprintf("%s/S=%d", l.name, S), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/S=%d", l.Name, S), func(t *testing.T) {
 				dims := map[string]int64{"B": 2, "S": S, "T": 3000, "L": 500}
 				st := planCase{g: g, dims: dims, seed: S, opt: PlanOptions{CrossCheck: 1e-12}}.check(t)
 				k := attentionKernel(t, st.Plan)
