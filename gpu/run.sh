@@ -7,7 +7,8 @@
 #   ladder.log              the CUDA-graph ladder: Llama-3-8B decode as one graph
 #                           launch equal to eager bit for bit; paged batches padded
 #                           to buckets (gpu.test -test.run '^TestLadder')
-#   suite.log               the on-device correctness suite (gpu.test -test.v)
+#   suite.log               the on-device correctness suite and the decode
+#                           determinism test (gpu.test -test.v)
 #   suite_summary.json      every check of the suite: pass / fail / skip, worst err/tol
 #   memcheck.log            compute-sanitizer --tool memcheck on a representative run
 #   racecheck.log           compute-sanitizer --tool racecheck on the same run
@@ -57,7 +58,7 @@ if [ "${SKIP_LADDER:-0}" != 1 ]; then
 	grep -E '^(--- |ok|FAIL|PASS)|bit for bit|1 launch' "$out/ladder.log" | tail -20 >>"$out/summary.txt"
 fi
 if [ "${SKIP_SUITE:-0}" != 1 ]; then
-	step suite "$out/suite.log" "$here/gpu.test" -test.v -test.run '^TestSuite$' -test.timeout 60m \
+	step suite "$out/suite.log" "$here/gpu.test" -test.v -test.run '^(TestSuite|TestDeterministicDecode)$' -test.timeout 60m \
 		-kernels "$here/kernels" -summary "$out/suite_summary.json"
 	grep -E '^(--- FAIL|FAIL|ok|PASS)' "$out/suite.log" | tail -20 >>"$out/summary.txt"
 	sed -n '/summary:/,/^[-=]/p' "$out/suite.log" | head -40 >>"$out/summary.txt"
