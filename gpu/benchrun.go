@@ -258,9 +258,10 @@ func (b *Bench) generatedGemm() error {
 }
 
 // Inputs are random leaves for a plan (interp.RandomInputs: valid page
-// tables and positions).
+// tables and positions), every sequence of a paged or ragged cache at its
+// full length, so that a batch moves the bytes the cost model counts.
 func (b *Bench) Inputs(p *Plan) (*Reference, error) {
-	inputs, err := interp.RandomInputs(p.Graph, p.Dims, b.Opt.Seed)
+	inputs, err := interp.RandomInputsWith(p.Graph, p.Dims, b.Opt.Seed, interp.RandomOptions{FullLengths: true})
 	if err != nil {
 		return nil, err
 	}

@@ -37,12 +37,25 @@ import (
 //     buffer is [2, G, sum len_b, Dh], random everywhere, the rows of the
 //     new tokens included.
 func RandomInputs(g *ir.Graph, dims map[string]int64, seed int64) (map[string]*Tensor, error) {
+	return RandomInputsWith(g, dims, seed, RandomOptions{})
+}
+
+// RandomOptions change what RandomInputsWith draws.
+type RandomOptions struct {
+	// FullLengths gives every sequence of a paged or ragged cache T + S
+	// tokens, as sequence 0 has, instead of a random length: a benchmark's
+	// batch then moves the bytes the cost model counts (B·T cached tokens).
+	FullLengths bool
+}
+
+// RandomInputsWith is RandomInputs with options.
+func RandomInputsWith(g *ir.Graph, dims map[string]int64, seed int64, opt RandomOptions) (map[string]*Tensor, error) {
 	full, _, err := DeriveDims(g, dims)
 	if err != nil {
 		return nil, err
 	}
 	gen := &generator{
-		g: g, dims: full, users: g.Users(),
+		g: g, dims: full, users: g.Users(), opt: opt,
 		rng:      rand.New(rand.NewPCG(uint64(seed), 0x5eed_f05e)),
 		out:      map[string]*Tensor{},
 		lens:     map[*ir.Value][]int{},
@@ -70,6 +83,7 @@ func RandomInputs(g *ir.Graph, dims map[string]int64, seed int64) (map[string]*T
 
 // generator holds the state of one RandomInputs call.
 type generator struct {
+	opt   RandomOptions
 	g     *ir.Graph
 	dims  map[string]int64
 	users map[*ir.Value][]*ir.Node

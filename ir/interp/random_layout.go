@@ -28,7 +28,7 @@ func (gen *generator) layoutState(v *ir.Value) error {
 		for b := range lens {
 			switch {
 			case T+S == 0:
-			case b == 0:
+			case b == 0 || gen.opt.FullLengths:
 				lens[b] = T + S
 			default:
 				lens[b] = lo + gen.rng.IntN(T+S-lo+1)

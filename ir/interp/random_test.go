@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/fuser-dev/fuser/specs/testlayers"
 )
 
 // TestRandomInputsDeterministic checks that the same seed gives the same
@@ -247,6 +249,43 @@ m      = concat(reshape(pk, [1, G, L, Dh]), K, axis=2) + concat(reshape(pv, [1, 
 				if got := m.At(b, 1, tok, d); math.Abs(got-want) > 1e-12 {
 					t.Fatalf("m[%d,1,%d,%d] = %g, want %g", b, tok, d, got, want)
 				}
+			}
+		}
+	}
+}
+
+// TestRandomFullLengths: with FullLengths every sequence of a paged or
+// ragged cache holds T + S tokens; without it only sequence 0 does.
+func TestRandomFullLengths(t *testing.T) {
+	for _, variant := range []string{"paged", "ragged"} {
+		g, err := testlayers.AttnLayer(variant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dims := map[string]int64{"B": 6, "S": 2, "T": 300}
+		for _, full := range []bool{false, true} {
+			in, err := RandomInputsWith(g, dims, 3, RandomOptions{FullLengths: full})
+			if err != nil {
+				t.Fatal(err)
+			}
+			indptr := in["kv_indptr"].Data
+			short := 0
+			for b := 0; b < 6; b++ {
+				n := int(indptr[b+1] - indptr[b]) // ragged: tokens; paged: pages
+				want := 302
+				if variant == "paged" {
+					want = (302 + 15) / 16
+					if last := int(in["kv_last"].Data[b]); n > 0 && (n-1)*16+last != 302 {
+						short++
+						continue
+					}
+				}
+				if n != want {
+					short++
+				}
+			}
+			if full && short != 0 || !full && short == 0 {
+				t.Errorf("%s FullLengths=%v: %d of 6 sequences shorter than T+S", variant, full, short)
 			}
 		}
 	}
