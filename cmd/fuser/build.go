@@ -12,7 +12,7 @@ import (
 	"github.com/fuser-dev/fuser/codegen/nvrtc"
 )
 
-const buildUsage = "build SPEC -dims B=1,S=1,T=4096 -o DIR [--unfused] [-arch sm_90a]"
+const buildUsage = "build SPEC -dims B=1,S=1,T=4096 -o DIR [--unfused] [-arch sm_90a] [-split-keys N]"
 
 // runBuild writes a spec's CUDA kernels, Go launch package and plan.json,
 // and the PTX and ptxas report when this binary has NVRTC (-tags nvrtc).
@@ -22,6 +22,7 @@ func runBuild(args []string, w io.Writer) error {
 	out := fs.String("o", "", "output directory")
 	unfused := fs.Bool("unfused", false, "build the unfused plan (one op per kernel)")
 	arch := fs.String("arch", "sm_90a", "GPU architecture for NVRTC")
+	splitKeys := fs.Int64("split-keys", 0, "fix decode attention's split size in keys (deterministic mode: a sequence's result does not depend on its batch; 0: the launch plan's split)")
 	pos, err := parseArgs(fs, args, 1, buildUsage)
 	if err != nil {
 		return err
@@ -40,11 +41,15 @@ func runBuild(args []string, w io.Writer) error {
 	if err := requireDims(dims, g); err != nil {
 		return err
 	}
+	if *splitKeys < 0 {
+		return &exitError{code: 2, err: fmt.Errorf("fuser build: -split-keys %d is negative", *splitKeys)}
+	}
+	opt := build.Options{Unfused: *unfused, DecodeSplitKeys: *splitKeys}
 	compile := build.NVRTC(*arch)
-	err = build.Build(g, dims, *out, *unfused, compile)
+	err = build.Build(g, dims, *out, opt, compile)
 	if errors.Is(err, nvrtc.ErrUnavailable) {
 		compile = nil
-		err = build.Build(g, dims, *out, *unfused, nil)
+		err = build.Build(g, dims, *out, opt, nil)
 	}
 	if err != nil {
 		return err

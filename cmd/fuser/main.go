@@ -43,7 +43,7 @@ func commands() []command {
 	cmds := []command{
 		{"check", "check SPEC [--json]", "parse and type-check a spec; print every error", runCheck},
 		{"eval", "eval SPEC -dims B=2,S=3,T=17 [-seed N] [--round] [--json]", "run the spec on the CPU reference interpreter with random inputs", runEval},
-		{"plan", "plan SPEC [-dims ...] [--unfused] [--traffic] [--explain] [--dump-after=PASS] [--json]", "plan the spec into kernels; with dims, launch shapes, arena and traffic", runPlan},
+		{"plan", planUsage, "plan the spec into kernels; with dims, launch shapes, arena and traffic", runPlan},
 		{"build", buildUsage, "write the plan's CUDA kernels, Go launch package and plan.json (and PTX with NVRTC)", runBuild},
 	}
 	cmds = append(cmds, registered...)

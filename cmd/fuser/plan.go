@@ -12,7 +12,7 @@ import (
 	"github.com/fuser-dev/fuser/plan"
 )
 
-const planUsage = "plan SPEC [-dims B=1,S=1,T=4096] [--unfused] [--traffic] [--explain] [--dump-after=PASS] [--json]"
+const planUsage = "plan SPEC [-dims B=1,S=1,T=4096] [--unfused] [--traffic] [--explain] [--dump-after=PASS] [-split-keys N] [--json]"
 
 // planOutput is `fuser plan --json`.
 type planOutput struct {
@@ -33,6 +33,7 @@ func runPlan(args []string, w io.Writer) error {
 	explain := fs.Bool("explain", false, "print why each candidate fusion fired or did not")
 	dumpAfter := fs.String("dump-after", "", "print the graph and plan after the named pass (or 'all')")
 	asJSON := fs.Bool("json", false, "print JSON")
+	splitKeys := fs.Int64("split-keys", 0, "fix decode attention's split size in keys (deterministic mode; needs -dims)")
 	pos, err := parseArgs(fs, args, 1, planUsage)
 	if err != nil {
 		return err
@@ -45,7 +46,10 @@ func runPlan(args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opt := passes.Options{}
+	if *splitKeys < 0 || (*splitKeys > 0 && *dimsArg == "") {
+		return &exitError{code: 2, err: fmt.Errorf("fuser plan: -split-keys needs -dims and a positive count, got %d", *splitKeys)}
+	}
+	opt := passes.Options{DecodeSplitKeys: *splitKeys}
 	if *dimsArg != "" || *traffic {
 		if err := requireDims(dims, g); err != nil {
 			return err

@@ -29,13 +29,22 @@ const (
 // --ptxas-options=--verbose, the per-kernel ptxas report).
 type Compiler func(src string) (ptx []byte, info string, err error)
 
-// Build plans g at dims (the fused pipeline, or one op per kernel when
-// unfused) and writes into outDir, creating it: kernels.cu, the Go package
+// Options choose the plan Build generates.
+type Options struct {
+	// Unfused plans one op per kernel instead of the fused pipeline.
+	Unfused bool
+	// DecodeSplitKeys, when positive, fixes decode attention's split size
+	// in keys: deterministic mode (passes.Options.DecodeSplitKeys).
+	DecodeSplitKeys int64
+}
+
+// Build plans g at dims (the fused pipeline, or one op per kernel with
+// opt.Unfused) and writes into outDir, creating it: kernels.cu, the Go package
 // named after the layer (<package>.go, see PackageName), plan.json and,
 // when compile is not nil, kernels.ptx and kernels.log. Everything is
 // generated before the first file is written.
-func Build(g *ir.Graph, dims map[string]int64, outDir string, unfused bool, compile func(src string) (ptx []byte, info string, err error)) error {
-	return build(g, dims, outDir, unfused, compile, cudaKernels)
+func Build(g *ir.Graph, dims map[string]int64, outDir string, opt Options, compile func(src string) (ptx []byte, info string, err error)) error {
+	return build(g, dims, outDir, opt, compile, cudaKernels)
 }
 
 // generator generates the CUDA source of a plan bound to dims and
@@ -43,8 +52,8 @@ func Build(g *ir.Graph, dims map[string]int64, outDir string, unfused bool, comp
 type generator func(p *plan.Plan, dims map[string]int64) (src string, kernels []golang.Kernel, err error)
 
 // build is Build with the CUDA generator as a parameter.
-func build(g *ir.Graph, dims map[string]int64, outDir string, unfused bool, compile Compiler, gen generator) error {
-	files, err := generate(g, dims, unfused, compile, gen)
+func build(g *ir.Graph, dims map[string]int64, outDir string, opt Options, compile Compiler, gen generator) error {
+	files, err := generate(g, dims, opt, compile, gen)
 	if err != nil {
 		return fmt.Errorf("build %s: %w", g.Name, err)
 	}
@@ -65,17 +74,17 @@ type file struct {
 }
 
 // generate produces the files of Build in memory.
-func generate(g *ir.Graph, dims map[string]int64, unfused bool, compile Compiler, gen generator) ([]file, error) {
+func generate(g *ir.Graph, dims map[string]int64, opt Options, compile Compiler, gen generator) ([]file, error) {
 	for _, d := range g.Dims {
 		if _, ok := dims[d]; !ok {
 			return nil, fmt.Errorf("dim %s is not bound", d)
 		}
 	}
 	pipeline := passes.Fused
-	if unfused {
+	if opt.Unfused {
 		pipeline = passes.Unfused
 	}
-	st, err := passes.Run(g, pipeline, passes.Options{Dims: dims})
+	st, err := passes.Run(g, pipeline, passes.Options{Dims: dims, DecodeSplitKeys: opt.DecodeSplitKeys})
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +108,7 @@ func generate(g *ir.Graph, dims map[string]int64, unfused bool, compile Compiler
 		info = log
 		files = append(files, file{PTXFile, ptx}, file{LogFile, []byte(log)})
 	}
-	doc, err := planJSON(p, dims, !unfused, kernels, info)
+	doc, err := planJSON(p, dims, !opt.Unfused, kernels, info)
 	if err != nil {
 		return nil, err
 	}

@@ -68,7 +68,7 @@ func TestBuildFiles(t *testing.T) {
 			compiled = src
 			return []byte("// ptx\n"), "ptxas info    : 0 bytes gmem\n", nil
 		}
-		if err := build(tiny(t), tinyDims, dir, unfused, compile, stubCUDA); err != nil {
+		if err := build(tiny(t), tinyDims, dir, Options{Unfused: unfused}, compile, stubCUDA); err != nil {
 			t.Fatal(err)
 		}
 		for _, name := range []string{SourceFile, "tiny.go", PTXFile, LogFile, PlanFile} {
@@ -94,7 +94,7 @@ func TestBuildFiles(t *testing.T) {
 
 func TestBuildNoCompiler(t *testing.T) {
 	dir := t.TempDir()
-	if err := build(tiny(t), tinyDims, dir, false, nil, stubCUDA); err != nil {
+	if err := build(tiny(t), tinyDims, dir, Options{}, nil, stubCUDA); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, PTXFile)); !os.IsNotExist(err) {
@@ -118,7 +118,7 @@ func TestBuildErrors(t *testing.T) {
 		{"compiler", stubCUDA, tinyDims, func(string) ([]byte, string, error) { return nil, "", fmt.Errorf("boom") }, "compile kernels.cu: boom"},
 	} {
 		dir := filepath.Join(t.TempDir(), "out")
-		err := build(tiny(t), tc.dims, dir, false, tc.compile, tc.gen)
+		err := build(tiny(t), tc.dims, dir, Options{}, tc.compile, tc.gen)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, want an error with %q", tc.name, err, tc.want)
 		}

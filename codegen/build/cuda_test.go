@@ -74,7 +74,7 @@ func TestCUDAKernels(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, genErr := cuda.Generate(st.Plan)
-			_, err = generate(g, dims, len(pipeline) != len(passes.Fused), nil, cudaKernels)
+			_, err = generate(g, dims, Options{Unfused: len(pipeline) != len(passes.Fused)}, nil, cudaKernels)
 			switch {
 			case genErr != nil && (err == nil || !errors.Is(err, genErr) && err.Error() != genErr.Error()):
 				t.Errorf("%s: cuda.Generate failed with %v, Build with %v", name, genErr, err)

@@ -36,7 +36,7 @@ func TestBuildNVRTC(t *testing.T) {
 				gen = stubCUDA
 			}
 			dir := t.TempDir()
-			if err := build(g, dims, dir, unfused, NVRTC("sm_90a"), gen); err != nil {
+			if err := build(g, dims, dir, Options{Unfused: unfused}, NVRTC("sm_90a"), gen); err != nil {
 				t.Fatal(err)
 			}
 			checkCompiled(t, dir)
