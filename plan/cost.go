@@ -11,8 +11,8 @@ type Cost struct {
 	Kernel   string
 	Strategy Strategy
 	// BytesRead and BytesWritten are compulsory HBM traffic: every input read
-	// once, every output written once, plus the split-KV partials and their
-	// merge. A KV cache read by attention counts every cached token.
+	// once, every output written once, plus the split-K and split-KV
+	// partials and their merge. A KV cache read by attention counts every cached token.
 	BytesRead, BytesWritten int64
 	// L2Bytes is traffic the model expects L2 to serve: K/V tiles re-streamed
 	// for every query block of a prefill attention kernel beyond the first.
@@ -88,6 +88,13 @@ func kernelCost(k *Kernel, dims map[string]int64) (Cost, error) {
 				}
 				c.BytesWritten += b
 			}
+		case ir.OpMatmul:
+			partials, err := splitKPartials(n, k.Launch, dims)
+			if err != nil {
+				return c, err
+			}
+			c.BytesRead += partials
+			c.BytesWritten += partials
 		case ir.OpAttention:
 			partials, l2, err := attentionExtra(n, k.Launch, dims)
 			if err != nil {
@@ -99,6 +106,21 @@ func kernelCost(k *Kernel, dims map[string]int64) (Cost, error) {
 		}
 	}
 	return c, nil
+}
+
+// splitKPartials models a split-K GEMV's partial sums: one f32 per row,
+// column and split (the launch's rows per unit × units × splits), written
+// by the splits and read by the merge that runs the epilogue.
+func splitKPartials(n *ir.Node, l *Launch, dims map[string]int64) (int64, error) {
+	if l.Variant != "gemv" || l.Splits <= 1 {
+		return 0, nil
+	}
+	out, err := n.Outs[0].Type.Shape.Eval(dims)
+	if err != nil {
+		return 0, err
+	}
+	cols := int64(out[len(out)-1])
+	return l.Splits * l.Grid[1] * l.Tile[0] * cols * 4, nil
 }
 
 // attentionExtra models the split-KV partials (f32 output row plus max and

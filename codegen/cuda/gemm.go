@@ -2,10 +2,8 @@ package cuda
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/fuser-dev/fuser/ir"
-	"github.com/fuser-dev/fuser/plan"
 )
 
 // GEMM tile sizes: GEMV tiles are gemvTN columns (slots) of up to gemvMR
@@ -283,6 +281,3 @@ const mergeSuffix = "_merge"
 func (g *gemmModel) workspacePerSplit() poly {
 	return numel(g.unitSizes).mul(numel(g.rowSizes)).mul(g.n)
 }
-
-var _ = plan.Gemm
-var _ = strings.Join
