@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/fuser-dev/fuser/codegen/nvrtc"
 )
 
 var flashCubins = flag.String("flash.cubins", "", "write the sm_90a cubin of every attention test module here, named by the SHA-256 of its source (for TestFlashGPU)")
@@ -74,27 +76,26 @@ func TestFlashNVRTC(t *testing.T) {
 			go func(md module, arch string) {
 				defer wg.Done()
 				defer func() { <-sem }()
-				log, cubin, err := compileNVRTC(md.src, "attention.cu", arch)
+				res, err := nvrtc.Compile(md.src, "attention.cu", arch)
 				if err != nil {
-					t.Errorf("%s %s: %v\n%s", md.name, arch, err, log)
+					t.Errorf("%s %s: %v", md.name, arch, err)
 					return
 				}
-				reps := parseReport(log)
 				mu.Lock()
 				defer mu.Unlock()
-				if len(reps) == 0 {
+				if len(res.Kernels) == 0 {
 					t.Errorf("%s %s: no ptxas report", md.name, arch)
 				}
-				for _, r := range reps {
-					if r.spillSt != 0 || r.spLd != 0 {
-						t.Errorf("%s %s: %s spills (%d bytes stores, %d bytes loads, %d registers)", md.name, arch, r.name, r.spillSt, r.spLd, r.regs)
+				for _, r := range res.Kernels {
+					if r.Spills() {
+						t.Errorf("%s %s: %s spills (%d bytes stores, %d bytes loads, %d registers)", md.name, arch, r.Name, r.SpillStores, r.SpillLoads, r.Registers)
 					}
-					key := arch + " " + strings.SplitN(md.name, "/", 2)[0] + " " + md.role[r.name]
-					regs[key] = max(regs[key], r.regs)
+					key := arch + " " + strings.SplitN(md.name, "/", 2)[0] + " " + md.role[r.Name]
+					regs[key] = max(regs[key], r.Registers)
 				}
 				if *flashCubins != "" && arch == "sm_90a" {
 					sum := sha256.Sum256([]byte(md.src))
-					if err := os.WriteFile(filepath.Join(*flashCubins, hex.EncodeToString(sum[:])+".cubin"), cubin, 0o644); err != nil {
+					if err := os.WriteFile(filepath.Join(*flashCubins, hex.EncodeToString(sum[:])+".cubin"), res.CUBIN, 0o644); err != nil {
 						t.Error(err)
 					}
 				}

@@ -9,9 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -31,41 +29,6 @@ var nvrtcPrefill = map[string]bool{"llama3_8b": true, "gemma2_softcap": true, "p
 var nvrtcArchs = flag.String("nvrtc.archs", "sm_90a,sm_80", "architectures TestNVRTC compiles for")
 
 var cubinDir = flag.String("cubin.dir", "", "write the sm_90a cubin of every compiled module here, named by the SHA-256 of its source (for the GPU test)")
-
-var (
-	entryRE = regexp.MustCompile(`Compiling entry function '([^']+)'`)
-	spillRE = regexp.MustCompile(`(\d+) bytes spill stores, (\d+) bytes spill loads`)
-	regsRE  = regexp.MustCompile(`Used (\d+) registers`)
-)
-
-// kernelReport is one entry's ptxas report.
-type kernelReport struct {
-	name                string
-	regs, spillSt, spLd int
-}
-
-func parseReport(log string) []kernelReport {
-	var out []kernelReport
-	var cur *kernelReport
-	for _, line := range regexp.MustCompile("\n").Split(log, -1) {
-		if m := entryRE.FindStringSubmatch(line); m != nil {
-			out = append(out, kernelReport{name: m[1]})
-			cur = &out[len(out)-1]
-			continue
-		}
-		if cur == nil {
-			continue
-		}
-		if m := spillRE.FindStringSubmatch(line); m != nil {
-			cur.spillSt, _ = strconv.Atoi(m[1])
-			cur.spLd, _ = strconv.Atoi(m[2])
-		}
-		if m := regsRE.FindStringSubmatch(line); m != nil {
-			cur.regs, _ = strconv.Atoi(m[1])
-		}
-	}
-	return out
-}
 
 // ptxasGolden is the table of every kernel's registers, shared memory and
 // stack, so that changes show in diffs. TestNVRTC checks it when it runs
