@@ -5,8 +5,6 @@ package gpu
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/fuser-dev/fuser/ir/interp"
@@ -19,18 +17,7 @@ import (
 // although the launch plans differ (grids, workspaces); it logs whether
 // the default split happens to agree too.
 func TestDeterministicDecode(t *testing.T) {
-	images := &Images{Dir: kernelsDir(), Log: t.Logf}
-	if *flagNVCC {
-		images.NVCC = FindNVCC()
-	}
-	if _, err := os.Stat(filepath.Join(images.Dir, ManifestFile)); err != nil && images.NVCC == "" {
-		t.Fatalf("no kernel images in %s and no nvcc: build them with make gpu-bundle", images.Dir)
-	}
-	dev, err := NewDevice(images)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dev.Close()
+	dev, _ := testDevice(t)
 	for _, tc := range DeterminismCases {
 		for _, sk := range []int64{DeterministicSplitKeys, 0} {
 			name := fmt.Sprintf("%s/T=%d/split-keys=%d", tc.Variant, tc.T, sk)

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -25,29 +23,6 @@ import (
 // buffers to, here over the suite's own buffers (Instance) and launches
 // (the generated Forward's, with the batch dim set to the bucket), its step
 // inputs described by golang.LadderInputs as the generated code has them.
-
-// ladderDevice makes the device for a ladder test, with the images of the
-// bundle (and nvcc, when there is one, for any missing).
-func ladderDevice(t *testing.T) *Device {
-	t.Helper()
-	images := &Images{Dir: kernelsDir(), Log: t.Logf}
-	if *flagNVCC {
-		images.NVCC = FindNVCC()
-	}
-	if _, err := os.Stat(filepath.Join(images.Dir, ManifestFile)); err != nil && images.NVCC == "" {
-		t.Fatalf("no kernel images in %s and no nvcc: build them with make gpu-bundle", images.Dir)
-	}
-	dev, err := NewDevice(images)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := dev.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	return dev
-}
 
 // forwardAt enqueues every kernel of l with the dims of the plan but for
 // those in at, as the generated forward does with the dims it is given.
@@ -263,7 +238,7 @@ func sameBits(t *testing.T, what string, want, got map[string][]byte, within fun
 // step of the ladder is one launch, and its output, KV cache and arena
 // equal the eager step's bit for bit.
 func TestLadderLlama(t *testing.T) {
-	dev := ladderDevice(t)
+	dev, _ := testDevice(t)
 	llama, _, err := LadderPlans()
 	if err != nil {
 		t.Fatal(err)
@@ -406,7 +381,7 @@ func randomBytes(rng *rand.Rand, n int, dt ir.DType, scale float64) []byte {
 // of the unpadded batch: its output rows and the whole pool but the scratch
 // page, so a padded sequence wrote nowhere else.
 func TestLadderPaged(t *testing.T) {
-	dev := ladderDevice(t)
+	dev, _ := testDevice(t)
 	_, paged, err := LadderPlans()
 	if err != nil {
 		t.Fatal(err)

@@ -173,7 +173,11 @@ func (s *suite) run(t *testing.T, name string, f func(t *testing.T)) bool {
 	})
 }
 
-func TestSuite(t *testing.T) {
+// testDevice opens the device with the bundle's kernel images (and nvcc,
+// with -nvcc and when there is one, for any missing); the test's cleanup
+// closes it.
+func testDevice(t *testing.T) (*Device, *Images) {
+	t.Helper()
 	images := &Images{Dir: kernelsDir(), Log: t.Logf}
 	if *flagNVCC {
 		images.NVCC = FindNVCC()
@@ -185,7 +189,16 @@ func TestSuite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer dev.Close()
+	t.Cleanup(func() {
+		if err := dev.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return dev, images
+}
+
+func TestSuite(t *testing.T) {
+	dev, images := testDevice(t)
 	info, err := dev.Ctx.Info()
 	if err != nil {
 		t.Fatal(err)
