@@ -23,20 +23,12 @@ func runBuild(args []string, w io.Writer) error {
 	unfused := fs.Bool("unfused", false, "build the unfused plan (one op per kernel)")
 	arch := fs.String("arch", "sm_90a", "GPU architecture for NVRTC")
 	splitKeys := fs.Int64("split-keys", 0, "fix decode attention's split size in keys (deterministic mode: a sequence's result does not depend on its batch; 0: the launch plan's split)")
-	pos, err := parseArgs(fs, args, 1, buildUsage)
+	g, dims, err := specAndDims(fs, args, buildUsage, dimsArg)
 	if err != nil {
 		return err
 	}
 	if *out == "" {
 		return &exitError{code: 2, err: fmt.Errorf("usage: fuser %s", buildUsage)}
-	}
-	g, err := loadSpec(pos[0])
-	if err != nil {
-		return err
-	}
-	dims, err := parseDims(*dimsArg, g)
-	if err != nil {
-		return err
 	}
 	if err := requireDims(dims, g); err != nil {
 		return err

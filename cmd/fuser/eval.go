@@ -41,15 +41,7 @@ func runEval(args []string, w io.Writer) error {
 	seed := fs.Int64("seed", 1, "seed of the random inputs")
 	round := fs.Bool("round", false, "round every op's result to its declared dtype")
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, err := parseArgs(fs, args, 1, evalUsage)
-	if err != nil {
-		return err
-	}
-	g, err := loadSpec(pos[0])
-	if err != nil {
-		return err
-	}
-	dims, err := parseDims(*dimsArg, g)
+	g, dims, err := specAndDims(fs, args, evalUsage, dimsArg)
 	if err != nil {
 		return err
 	}

@@ -34,15 +34,7 @@ func runPlan(args []string, w io.Writer) error {
 	dumpAfter := fs.String("dump-after", "", "print the graph and plan after the named pass (or 'all')")
 	asJSON := fs.Bool("json", false, "print JSON")
 	splitKeys := fs.Int64("split-keys", 0, "fix decode attention's split size in keys (deterministic mode; needs -dims)")
-	pos, err := parseArgs(fs, args, 1, planUsage)
-	if err != nil {
-		return err
-	}
-	g, err := loadSpec(pos[0])
-	if err != nil {
-		return err
-	}
-	dims, err := parseDims(*dimsArg, g)
+	g, dims, err := specAndDims(fs, args, planUsage, dimsArg)
 	if err != nil {
 		return err
 	}

@@ -30,15 +30,7 @@ func runProfile(args []string, w io.Writer) error {
 	kernels := fs.String("kernels", "", "directory of compiled kernel images (default $FUSER_KERNELS, else kernels/ beside this binary)")
 	seed := fs.Int64("seed", 1, "seed of the random inputs")
 	jsonOut := fs.String("json-out", "", "write the JSON to this file instead of stdout")
-	pos, err := parseArgs(fs, args, 1, profileUsage)
-	if err != nil {
-		return err
-	}
-	g, err := loadSpec(pos[0])
-	if err != nil {
-		return err
-	}
-	dims, err := parseDims(*dimsArg, g)
+	g, dims, err := specAndDims(fs, args, profileUsage, dimsArg)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"sort"
@@ -34,6 +35,24 @@ func loadSpec(arg string) (*ir.Graph, error) {
 		return nil, &exitError{code: 2, err: fmt.Errorf("%s%d error(s)", list.Render(src), len(list))}
 	}
 	return g, nil
+}
+
+// specAndDims parses a command's flags and its one SPEC argument, loads
+// the spec and reads the dims flag's value against it.
+func specAndDims(fs *flag.FlagSet, args []string, usage string, dimsArg *string) (*ir.Graph, map[string]int64, error) {
+	pos, err := parseArgs(fs, args, 1, usage)
+	if err != nil {
+		return nil, nil, err
+	}
+	g, err := loadSpec(pos[0])
+	if err != nil {
+		return nil, nil, err
+	}
+	dims, err := parseDims(*dimsArg, g)
+	if err != nil {
+		return nil, nil, err
+	}
+	return g, dims, nil
 }
 
 // parseDims reads B=2,S=3,T=17 and checks the names against the graph.
