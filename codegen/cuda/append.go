@@ -67,25 +67,9 @@ func (k *kgen) appendKernel() (string, error) {
 	body := func(e *evaluator, s *sink) error {
 		return k.appendBody(e, s, app, append(append([]ix(nil), rowIdx...), ixv("jj")), dst)
 	}
-	vec, err := k.genLanes(rowScope, true, hoist, nil, body)
-	if err != nil {
+	if err := k.emitChunk(&w, rowScope, hoist, body, last, last, nil); err != nil {
 		return "", err
 	}
-	sc, err := k.genLanes(rowScope, false, hoist, nil, body)
-	if err != nil {
-		return "", err
-	}
-	w.open("if (j0 + 8 <= %s && %s) {", last, vec.aligned(false))
-	vec.emitVector(&w)
-	w.close("} else {")
-	w.indent++
-	w.line("#pragma unroll 1")
-	w.open("for (int u = 0; u < 8; u++) {")
-	w.line("const i64 jj = j0 + u;")
-	w.line("if (jj >= %s) break;", last)
-	w.raw(sc.body)
-	w.close()
-	w.close()
 	w.close()
 	return w.String(), nil
 }

@@ -61,39 +61,25 @@ func (k *kgen) flatKernel(outs []*ir.Value) (string, error) {
 		}
 		return nil
 	}
-	// Row-invariant values are hoisted into rowScope, whose writer is w:
-	// generate both bodies before writing the branches.
-	vec, err := k.genLanes(rowScope, true, hoist, nil, body)
-	if err != nil {
-		return "", err
-	}
-	sc, err := k.genLanes(rowScope, false, hoist, nil, body)
-	if err != nil {
-		return "", err
-	}
-	w.open("if (j0 + 8 <= %s && %s) {", valid, vec.aligned(false))
-	vec.emitVector(&w)
-	w.close("} else {")
-	w.indent++
-	w.line("#pragma unroll 1")
-	w.open("for (int u = 0; u < 8; u++) {")
-	w.line("const i64 jj = j0 + u;")
-	w.line("if (jj >= %s) break;", last)
+	var zeroTail func(w *writer) error
 	if ragged != nil {
-		w.open("if (jj >= %s) {", valid)
-		for _, o := range outs {
-			a, err := k.addr(o, at(ixv("jj")))
-			if err != nil {
-				return "", err
+		zeroTail = func(w *writer) error {
+			w.open("if (jj >= %s) {", valid)
+			for _, o := range outs {
+				a, err := k.addr(o, at(ixv("jj")))
+				if err != nil {
+					return err
+				}
+				w.line("fz_st_%s(%s, 0.f);", dsuf(o.Type.DType), a)
 			}
-			w.line("fz_st_%s(%s, 0.f);", dsuf(o.Type.DType), a)
+			w.line("continue;")
+			w.close()
+			return nil
 		}
-		w.line("continue;")
-		w.close()
 	}
-	w.raw(sc.body)
-	w.close()
-	w.close()
+	if err := k.emitChunk(&w, rowScope, hoist, body, valid, last, zeroTail); err != nil {
+		return "", err
+	}
 	w.close()
 	return w.String(), nil
 }
@@ -118,4 +104,38 @@ func (k *kgen) openChunkLoop(w *writer, dom []poly, last ix) []ix {
 		rowIdx[i] = ixv(name)
 	}
 	return rowIdx
+}
+
+// emitChunk writes the body of one chunk at j0: vectorised when its 8
+// positions lie below valid and every contiguous access is aligned, else
+// position by position up to last, with pre (when not nil) writing code
+// before each position's body. Row-invariant values are hoisted into
+// rowScope, whose writer is w: both bodies are generated before the
+// branches are written.
+func (k *kgen) emitChunk(w *writer, rowScope *scope, hoist func(*ir.Value, []ix) *scope, body func(*evaluator, *sink) error, valid, last ix, pre func(*writer) error) error {
+	vec, err := k.genLanes(rowScope, true, hoist, nil, body)
+	if err != nil {
+		return err
+	}
+	sc, err := k.genLanes(rowScope, false, hoist, nil, body)
+	if err != nil {
+		return err
+	}
+	w.open("if (j0 + 8 <= %s && %s) {", valid, vec.aligned(false))
+	vec.emitVector(w)
+	w.close("} else {")
+	w.indent++
+	w.line("#pragma unroll 1")
+	w.open("for (int u = 0; u < 8; u++) {")
+	w.line("const i64 jj = j0 + u;")
+	w.line("if (jj >= %s) break;", last)
+	if pre != nil {
+		if err := pre(w); err != nil {
+			return err
+		}
+	}
+	w.raw(sc.body)
+	w.close()
+	w.close()
+	return nil
 }
