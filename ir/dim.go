@@ -24,6 +24,26 @@ func Const(n int64) Dim {
 	return Dim{terms: map[string]int64{"": n}}
 }
 
+// DimOfTerms returns the dim whose monomials (dim names sorted and joined
+// by "*", "" for the constant) have the given coefficients.
+func DimOfTerms(terms map[string]int64) Dim {
+	out := make(map[string]int64, len(terms))
+	for m, c := range terms {
+		out[m] += c
+	}
+	return normal(out)
+}
+
+// Terms returns a copy of d's monomials and their coefficients (see
+// DimOfTerms).
+func (d Dim) Terms() map[string]int64 {
+	out := make(map[string]int64, len(d.terms))
+	for m, c := range d.terms {
+		out[m] = c
+	}
+	return out
+}
+
 // Sym returns the dim named name.
 func Sym(name string) Dim { return Dim{terms: map[string]int64{name: 1}} }
 

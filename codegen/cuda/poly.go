@@ -1,7 +1,6 @@
 package cuda
 
 import (
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,32 +14,8 @@ import (
 // monomial and printing with the kernels' dim parameter names.
 type poly map[string]int64
 
-// polyOf converts a dim through its stable printed form ("2*B*S + T - 1").
-func polyOf(d ir.Dim) poly {
-	p := poly{}
-	s := strings.ReplaceAll(d.String(), " - ", " + -")
-	for _, t := range strings.Split(s, " + ") {
-		t = strings.TrimSpace(t)
-		if t == "" || t == "0" {
-			continue
-		}
-		c := int64(1)
-		if strings.HasPrefix(t, "-") {
-			c, t = -1, t[1:]
-		}
-		var syms []string
-		for _, f := range strings.Split(t, "*") {
-			if n, err := strconv.ParseInt(f, 10, 64); err == nil {
-				c *= n
-			} else {
-				syms = append(syms, f)
-			}
-		}
-		sort.Strings(syms)
-		p[strings.Join(syms, "*")] += c
-	}
-	return p.norm()
-}
+// polyOf converts a dim.
+func polyOf(d ir.Dim) poly { return poly(d.Terms()) }
 
 func pconst(n int64) poly {
 	if n == 0 {
@@ -199,21 +174,7 @@ func (p poly) divisibleBy(n int64) bool {
 
 // eval returns p's value at the bound dims.
 func (p poly) eval(dims map[string]int64) (int64, error) {
-	var total int64
-	for m, c := range p {
-		v := c
-		if m != "" {
-			for _, s := range strings.Split(m, "*") {
-				x, ok := dims[s]
-				if !ok {
-					return 0, fmt.Errorf("dim %s is not bound", s)
-				}
-				v *= x
-			}
-		}
-		total += v
-	}
-	return total, nil
+	return ir.DimOfTerms(p).Eval(dims)
 }
 
 // c prints p as a C i64 expression over the dim parameters.
