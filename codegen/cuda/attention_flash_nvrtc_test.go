@@ -4,10 +4,6 @@ package cuda
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
-	"flag"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -15,8 +11,6 @@ import (
 
 	"github.com/fuser-dev/fuser/codegen/nvrtc"
 )
-
-var flashCubins = flag.String("flash.cubins", "", "write the sm_90a cubin of every attention test module here, named by the SHA-256 of its source (for TestFlashGPU)")
 
 // TestFlashNVRTC compiles the attention kernels of every shipped spec and
 // every test variant, at every binding, for sm_90a and sm_80, and fails on
@@ -60,11 +54,6 @@ func TestFlashNVRTC(t *testing.T) {
 	}
 	add(specFlashCases(t))
 	add(flashCases(t))
-	if *flashCubins != "" {
-		if err := os.MkdirAll(*flashCubins, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
 	var mu sync.Mutex
 	regs := map[string]int{}
 	sem := make(chan struct{}, 8)
@@ -92,12 +81,6 @@ func TestFlashNVRTC(t *testing.T) {
 					}
 					key := arch + " " + strings.SplitN(md.name, "/", 2)[0] + " " + md.role[r.Name]
 					regs[key] = max(regs[key], r.Registers)
-				}
-				if *flashCubins != "" && arch == "sm_90a" {
-					sum := sha256.Sum256([]byte(md.src))
-					if err := os.WriteFile(filepath.Join(*flashCubins, hex.EncodeToString(sum[:])+".cubin"), res.CUBIN, 0o644); err != nil {
-						t.Error(err)
-					}
 				}
 			}(md, arch)
 		}

@@ -4,11 +4,8 @@ package cuda
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -27,8 +24,6 @@ var nvrtcAll = flag.Bool("nvrtc.all", false, "compile every spec at every test b
 var nvrtcPrefill = map[string]bool{"llama3_8b": true, "gemma2_softcap": true, "paged_decode": true, "tiny": true}
 
 var nvrtcArchs = flag.String("nvrtc.archs", "sm_90a,sm_80", "architectures TestNVRTC compiles for")
-
-var cubinDir = flag.String("cubin.dir", "", "write the sm_90a cubin of every compiled module here, named by the SHA-256 of its source (for the GPU test)")
 
 // ptxasGolden is the table of every kernel's registers, shared memory and
 // stack, so that changes show in diffs. TestNVRTC checks it when it runs
@@ -62,11 +57,6 @@ func TestNVRTC(t *testing.T) {
 		if seen[sum] {
 			continue // an identical module was compiled already: its rows are the first config's
 		}
-		if *cubinDir != "" {
-			if _, err := os.Stat(filepath.Join(*cubinDir, hex.EncodeToString(sum[:])+".cubin")); err == nil {
-				continue
-			}
-		}
 		seen[sum] = true
 		for _, arch := range strings.Split(*nvrtcArchs, ",") {
 			wg.Add(1)
@@ -90,16 +80,11 @@ func TestNVRTC(t *testing.T) {
 					}
 					rows = append(rows, fmt.Sprintf("%-52s %-6s %-40s %4d %6d %4d", c, arch, k.Name, k.Registers, k.SharedBytes, k.StackBytes))
 				}
-				if *cubinDir != "" && arch == "sm_90a" {
-					if err := os.WriteFile(filepath.Join(*cubinDir, hex.EncodeToString(sum[:])+".cubin"), res.CUBIN, 0o644); err != nil {
-						t.Error(err)
-					}
-				}
 			}(c, arch)
 		}
 	}
 	wg.Wait()
-	defaults := *nvrtcSpecs == "" && !*nvrtcAll && *dimsFlag == "" && *cubinDir == "" && !*simtFlag &&
+	defaults := *nvrtcSpecs == "" && !*nvrtcAll && *dimsFlag == "" && !*simtFlag &&
 		*nvrtcArchs == flag.Lookup("nvrtc.archs").DefValue
 	if t.Failed() || !defaults {
 		return
