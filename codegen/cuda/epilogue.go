@@ -145,17 +145,7 @@ func (ep *epilogue) inverse(v *ir.Value, oIdx []ix) ([]ix, []cond, error) {
 			}
 			return out, cs, nil
 		case ir.OpSplit, ir.OpSlice:
-			start := poly{}
-			if d.Op == ir.OpSlice {
-				start = polyOf(d.Attr.Start)
-			} else {
-				for i, o := range d.Outs {
-					if o == v {
-						break
-					}
-					start = start.add(polyOf(d.Attr.Sizes[i]))
-				}
-			}
+			start := partStart(d, v)
 			out := append([]ix(nil), ai...)
 			ax := d.Attr.Axis
 			out[ax] = ixSub(out[ax], ixp(start))

@@ -129,17 +129,7 @@ func viewArgIndex(d *ir.Node, v *ir.Value, idx []ix) ([]ix, error) {
 		}
 		return out, nil
 	case ir.OpSplit, ir.OpSlice:
-		start := poly{}
-		if d.Op == ir.OpSlice {
-			start = polyOf(d.Attr.Start)
-		} else {
-			for i, o := range d.Outs {
-				if o == v {
-					break
-				}
-				start = start.add(polyOf(d.Attr.Sizes[i]))
-			}
-		}
+		start := partStart(d, v)
 		out := append([]ix(nil), idx...)
 		out[d.Attr.Axis] = ixAdd(out[d.Attr.Axis], ixp(start))
 		return out, nil

@@ -140,17 +140,7 @@ func (w *view) through(d *ir.Node, out *ir.Value) (*view, error) {
 		}
 		w.axes = axes
 	case ir.OpSplit, ir.OpSlice:
-		start := poly{}
-		if d.Op == ir.OpSlice {
-			start = polyOf(d.Attr.Start)
-		} else {
-			for i, o := range d.Outs {
-				if o == out {
-					break
-				}
-				start = start.add(polyOf(d.Attr.Sizes[i]))
-			}
-		}
+		start := partStart(d, out)
 		a := &w.axes[d.Attr.Axis]
 		a.off = a.off.add(start)
 		w.fold(d.Attr.Axis)
@@ -397,4 +387,20 @@ func (w *view) contig(i int) bool {
 	}
 	st, ok := w.simpleAxis(i)
 	return ok && st.isConst(1)
+}
+
+// partStart is where the part v of a split or slice node d starts along
+// the node's axis.
+func partStart(d *ir.Node, v *ir.Value) poly {
+	if d.Op == ir.OpSlice {
+		return polyOf(d.Attr.Start)
+	}
+	start := poly{}
+	for i, o := range d.Outs {
+		if o == v {
+			break
+		}
+		start = start.add(polyOf(d.Attr.Sizes[i]))
+	}
+	return start
 }
