@@ -44,6 +44,11 @@ type evaluator struct {
 	// values); nil means the current scope.
 	scopeOf func(v *ir.Value, idx []ix) *scope
 	cur     *scope
+	// branch counts the concat parts the code being emitted is inside: a
+	// part's indices are out of range where another part is taken, so its
+	// loads must stay behind the part's condition (no vector loads ahead of
+	// the lanes).
+	branch int
 }
 
 func idxKey(v *ir.Value, idx []ix) string {
@@ -346,7 +351,9 @@ func (e *evaluator) concat(d *ir.Node, v *ir.Value, idx []ix) (string, error) {
 		}
 		saved := e.cur
 		e.cur = newScope(saved.w, saved)
+		e.branch++
 		x, err := e.eval(p, pidx)
+		e.branch--
 		e.cur = saved
 		if err != nil {
 			return "", err

@@ -120,7 +120,7 @@ func (c *lanes) emitVector(w *writer) {
 
 // genLanes generates an element body. In a vector body, loads of values not
 // computed by the kernel at [..., jj] from rows with a contiguous last axis
-// become 8-lane vector loads.
+// become 8-lane vector loads, except inside a concat's part (evaluator.branch).
 func (k *kgen) genLanes(parent *scope, vector bool, hoist func(*ir.Value, []ix) *scope,
 	leaf func(*evaluator, *ir.Value, []ix) (string, bool, error), body func(e *evaluator, s *sink) error) (*lanes, error) {
 	var inner writer
@@ -141,7 +141,7 @@ func (k *kgen) genLanes(parent *scope, vector bool, hoist func(*ir.Value, []ix) 
 			}
 		}
 		m := len(idx)
-		if !vector || k.inKernel[v] || e.viewOfKernelValue(v) || m == 0 || idx[m-1].s != "jj" || mentionsJ(idx[:m-1]) || v.Def.Op == ir.OpConst {
+		if !vector || e.branch > 0 || k.inKernel[v] || e.viewOfKernelValue(v) || m == 0 || idx[m-1].s != "jj" || mentionsJ(idx[:m-1]) || v.Def.Op == ir.OpConst {
 			return "", false, nil
 		}
 		vw, err := k.viewOf(v)
