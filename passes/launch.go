@@ -119,9 +119,20 @@ func attentionLaunch(s *State, n *ir.Node, eval func(ir.Dim) int64) *plan.Launch
 			if splits > 1 || n.Attr.Attn.Cascade {
 				l.Launches = 2
 			}
+			return l
 		}
 		// Otherwise one launch: the last split of each (sequence, kv head)
-		// to finish merges the partials.
+		// to finish merges the partials. A cascade whose prefix the whole
+		// batch shares takes a launch before it (when the prefix has keys):
+		// the prefix pass, which attends the prefix once per kv head for
+		// every sequence.
+		pre := n.Args[1].Type.Shape
+		if batch, _ := pre[0].Value(); n.Attr.Attn.Cascade && batch == 1 {
+			l.PrefixSplits = plan.PrefixSplits(eval(pre[2]), b*sq*group, g, min(splits*g*b, slots), decodeBlock, chunk)
+			if l.PrefixSplits > 0 {
+				l.Launches = 2
+			}
+		}
 		return l
 	}
 	return &plan.Launch{Variant: "prefill", Grid: [3]int64{ceilDiv(sq, prefillBr), h, b}, Block: 256, Launches: 1, Splits: 1, Tile: [2]int64{prefillBr, 64}}

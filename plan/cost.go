@@ -125,16 +125,25 @@ func splitKPartials(n *ir.Node, l *Launch, dims map[string]int64) (int64, error)
 
 // attentionExtra models the split-KV partials (f32 output row plus max and
 // sum per query head and split, written by the splits and read by the
-// merge) and, for prefill, the K/V bytes re-streamed per query block.
+// merge; a cascade's prefix pass writes one per query head and prefix
+// split) and, for prefill, the K/V bytes re-streamed per query block.
 func attentionExtra(n *ir.Node, l *Launch, dims map[string]int64) (partials, l2 int64, err error) {
 	sh, err := n.Args[0].Type.Shape.Eval(dims)
 	if err != nil {
 		return 0, 0, err
 	}
 	b, h, sq, d := int64(sh[0]), int64(sh[1]), int64(sh[2]), int64(sh[3])
+	kv, err := n.Args[len(n.Args)-2].Type.Shape.Eval(dims)
+	if err != nil {
+		return 0, 0, err
+	}
+	tk := int64(kv[2])
 	if l.Variant == "decode" {
 		parts := l.Splits
-		if n.Attr.Attn.Cascade && l.Launches > 1 {
+		switch dt := n.Args[0].Type.DType; {
+		case l.PrefixSplits > 0:
+			parts = l.PrefixSplits + ownSplits(n, l, tk, sq)
+		case n.Attr.Attn.Cascade && l.Launches > 1 && dt != ir.BF16 && dt != ir.F16:
 			parts++ // the CUDA-core kernel's prefix partial
 		}
 		if parts > 1 {
@@ -142,11 +151,6 @@ func attentionExtra(n *ir.Node, l *Launch, dims map[string]int64) (partials, l2 
 		}
 		return partials, 0, nil
 	}
-	kv, err := n.Args[len(n.Args)-2].Type.Shape.Eval(dims)
-	if err != nil {
-		return 0, 0, err
-	}
-	tk := int64(kv[2])
 	br := l.Tile[0]
 	rowBytes := 2 * d * n.Args[0].Type.DType.Size() // one K row and one V row
 	var streamed int64
@@ -162,6 +166,26 @@ func attentionExtra(n *ir.Node, l *Launch, dims map[string]int64) (partials, l2 
 		streamed += max(hi-lo, 0) * rowBytes
 	}
 	return 0, b*h*streamed - b*h*tk*rowBytes/groupOf(n), nil
+}
+
+// ownSplits is the split count of the own keys (own of them, the last sq
+// the queries) of a cascade decode after its prefix pass, as the decode
+// kernel divides the keys the queries see: in splits of the launch's fixed
+// size, else evenly over the grid's splits, rounded up to whole tiles.
+func ownSplits(n *ir.Node, l *Launch, own, sq int64) int64 {
+	vis := own
+	if w, ok := n.Attr.Attn.Window.Value(); ok && w > 0 {
+		vis = min(vis, sq+w-1)
+	}
+	if vis <= 0 {
+		return 1
+	}
+	chunk := l.SplitKeys
+	if chunk <= 0 {
+		chunk = max((vis+l.Grid[0]-1)/l.Grid[0], 1)
+		chunk = (chunk + DecodeTileKeys - 1) / DecodeTileKeys * DecodeTileKeys
+	}
+	return (vis + chunk - 1) / chunk
 }
 
 // groupOf is the number of query heads per kv head of an attention node.

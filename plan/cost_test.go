@@ -1,10 +1,12 @@
 package plan_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/passes"
+	"github.com/fuser-dev/fuser/plan"
 )
 
 // TestPrefillL2Window checks the K/V re-streaming model of prefill
@@ -90,5 +92,78 @@ y = a @ w
 	}
 	if want := int64(3*256*2) + partials; cs[0].BytesWritten != want {
 		t.Errorf("wrote %d bytes, want %d (y and the partials)", cs[0].BytesWritten, want)
+	}
+}
+
+// TestCascadePartials checks a cascade decode's partials, exactly: the
+// prefix pass writes one (Dh + 2 floats) per query row and prefix split,
+// the decode kernel one per split of the sequence's own keys, and its merge
+// reads them all back; the prefix is read once. Bf16 takes the tensor-core
+// kernels (the prefix pass, then the decode kernel: two launches), at the
+// default split and at a fixed one (deterministic mode); f32 the CUDA-core
+// kernel, whose prefix is one more partial.
+func TestCascadePartials(t *testing.T) {
+	const src = `layer casc
+dim B, S, T, L
+const H = 32, G = 8, Dh = 128
+input  q      : DT[B, H, S, Dh]
+input  k      : DT[B, G, S, Dh]
+input  v      : DT[B, G, S, Dh]
+state  prefix : DT[2, 1, G, L, Dh]
+state  kv     : DT[2, B, G, T, Dh]
+output o      : DT[B, H, S, Dh]
+K, V   = append(kv, k, v)
+pk, pv = split(prefix, [1, 1], axis=0)
+Ka     = concat(reshape(pk, [1, G, L, Dh]), K, axis=2)
+Va     = concat(reshape(pv, [1, G, L, Dh]), V, axis=2)
+o = softmax(causal(q @ transpose(Ka) / sqrt(Dh)), axis=-1) @ Va
+`
+	const b, h, g, dh, own, pre = 64, 32, 8, 128, 512, 8192
+	dims := map[string]int64{"B": b, "S": 1, "T": own - 1, "L": pre}
+	for _, tc := range []struct {
+		dtype                 string
+		splitKeys             int64
+		splits, prefix, parts int64
+		launches              int
+	}{
+		// 64 × 8 (sequence, kv head) blocks fill the SMs: no split of the
+		// own keys; the 264 block slots of the SMs (2 a SM) over 8 kv heads
+		// × 4 row blocks of 64 rows give 8 prefix splits of 1024 keys.
+		{"bf16", 0, 1, 8, 9, 2},
+		// 8704 keys in splits of 512: the grid's 17 splits, 16 of the
+		// prefix, one of the own keys.
+		{"bf16", 512, 17, 16, 17, 2},
+		{"f32", 0, 1, 0, 2, 2},
+	} {
+		gr, err := ir.Parse("casc.fu", strings.ReplaceAll(src, "DT", tc.dtype))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := passes.Run(gr, passes.Fused, passes.Options{Dims: dims, DecodeSplitKeys: tc.splitKeys})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := st.Plan.Costs(dims)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, c := st.Plan.Kernels[len(st.Plan.Kernels)-1], cs[len(cs)-1]
+		l := k.Launch
+		if k.Strategy != plan.Attention || l.Splits != tc.splits || l.PrefixSplits != tc.prefix || c.Launches != tc.launches {
+			t.Fatalf("%s split-keys=%d: kernel %s %s, %d launches: want %d splits, %d prefix splits, %d launches",
+				tc.dtype, tc.splitKeys, k.Name, l, c.Launches, tc.splits, tc.prefix, tc.launches)
+		}
+		sz := int64(2)
+		if tc.dtype == "f32" {
+			sz = 4
+		}
+		partials := int64(b*h) * tc.parts * (dh + 2) * 4
+		q, prefix, kv := int64(b*h*dh)*sz, int64(2*g*pre*dh)*sz, int64(2*b*g*own*dh)*sz
+		if want := q + prefix + kv + partials; c.BytesRead != want {
+			t.Errorf("%s split-keys=%d: read %d bytes, want %d (q, the prefix once, the own keys, %d partials)", tc.dtype, tc.splitKeys, c.BytesRead, want, tc.parts)
+		}
+		if want := q + partials; c.BytesWritten != want {
+			t.Errorf("%s split-keys=%d: wrote %d bytes, want %d (o and %d partials)", tc.dtype, tc.splitKeys, c.BytesWritten, want, tc.parts)
+		}
 	}
 }

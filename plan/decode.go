@@ -60,3 +60,35 @@ func DecodeBlocksPerSM(dh int64, block int) int64 {
 	_, bytes := DecodeRing(dh, block)
 	return min(max(smPerSMShared/(bytes+blockReserved), 1), 2)
 }
+
+// PrefixMinKeys is the fewest keys a split of a cascade's prefix pass takes
+// outside deterministic mode.
+const PrefixMinKeys = 256
+
+// PrefixSplits is the split count of a cascade decode's prefix pass
+// (codegen/cuda's fz_att_prefix, which attends the prefix the whole batch
+// shares once per kv head; the kernel is built with this count and
+// fz_att_psplit takes it on the device): npre prefix keys against rows
+// query rows per kv head (batch × heads per kv head × queries), tiled 16
+// rows a warp, block/32 warps a block, over kvHeads kv heads, on blocks
+// blocks at once (the target's block slots, or the grid's blocks when
+// fewer). With splitKeys > 0 (deterministic mode) every split is splitKeys
+// keys; otherwise the keys are divided so that the work items (split × kv
+// head × row block) about fill the blocks, at least PrefixMinKeys keys a
+// split (rounded up to 16): more splits would only add partials for the
+// decode kernel to merge. 0 when there are no prefix keys. The device takes
+// at most one split fewer than the workspace's slots, which the code
+// generator sizes for this count.
+func PrefixSplits(npre, rows, kvHeads, blocks int64, block int, splitKeys int64) int64 {
+	if npre <= 0 {
+		return 0
+	}
+	chunk := splitKeys
+	if chunk <= 0 {
+		br := 16 * max(int64(block)/32, 1)
+		items := max(kvHeads*((rows+br-1)/br), 1)
+		want := max(blocks/items, 1)
+		chunk = max(((npre+want-1)/want+15)/16*16, PrefixMinKeys)
+	}
+	return (npre + chunk - 1) / chunk
+}

@@ -9,8 +9,9 @@ type Launch struct {
 	// SharedBytes is the dynamic shared memory per block.
 	SharedBytes int64
 	// Launches is how many kernel launches the kernel takes: 2 for a
-	// split-K GEMV (partial sums, then the reduction), 1 otherwise (split-KV
-	// decode attention merges in the same launch).
+	// split-K GEMV (partial sums, then the reduction) and for cascade decode
+	// attention (the prefix pass, then the decode kernel merging it), 1
+	// otherwise (split-KV decode attention merges in the same launch).
 	Launches int
 	// Variant says which path of a strategy runs: "gemv", "gemm",
 	// "prefill", "decode".
@@ -22,6 +23,10 @@ type Launch struct {
 	// (deterministic mode), 0 when each context is divided evenly over
 	// Splits.
 	SplitKeys int64
+	// PrefixSplits is the split count of a cascade decode's prefix pass
+	// (see the function PrefixSplits), whose partials the decode launch
+	// merges with its own splits'; 0 without one.
+	PrefixSplits int64
 	// Tile is the tile of a tiled kernel: Br×Bc for attention, M×N for GEMM.
 	Tile [2]int64
 }
@@ -34,6 +39,9 @@ func (l *Launch) String() string {
 	}
 	if l.SplitKeys > 0 {
 		s += fmt.Sprintf(" split-keys=%d", l.SplitKeys)
+	}
+	if l.PrefixSplits > 0 {
+		s += fmt.Sprintf(" prefix-splits=%d", l.PrefixSplits)
 	}
 	return s
 }

@@ -40,6 +40,9 @@ type flashModel struct {
 	// (16); grp is H/G, the query heads per kv head.
 	dh, dp, grp int64
 	bf          bool
+	// prefixPass is set when a prefix pass (fz_att_prefix) attends the
+	// prefix of a cascade before the decode kernel (hasPrefixPass).
+	prefixPass bool
 }
 
 func (k *kgen) flashModel() (*flashModel, error) {
@@ -148,6 +151,10 @@ func (m *flashModel) prefillWPR() int64 {
 	return 1
 }
 
+// prefixSuffix names a cascade decode kernel's prefix pass entry, launched
+// before the kernel's decode entry.
+const prefixSuffix = "_prefix"
+
 // flashMember qualifies the context's member functions.
 const flashMember = "__device__ __forceinline__"
 
@@ -179,10 +186,23 @@ func (m *flashModel) srcLen(s flashSrc, b ix) (ix, error) {
 	return n, nil
 }
 
+// hasPrefixPass reports whether the decode variant of the kernel launches
+// a prefix pass (fz_att_prefix) before the decode kernel, attending the
+// prefix of a cascade once per kv head for the whole batch: when every
+// sequence shares the prefix (batch dim 1) and the launch plan, when it is
+// a decode launch, has prefix splits (plan.Launch.PrefixSplits). Otherwise
+// the decode kernel attends the prefix keys with the sequence's own.
+func (m *flashModel) hasPrefixPass(l *plan.Launch) bool {
+	shared := len(m.srcs) == 2 && shapeOf(m.srcs[0].k)[0].isConst(1) && shapeOf(m.srcs[0].v)[0].isConst(1)
+	return shared && (l == nil || l.Variant != "decode" || l.PrefixSplits > 0)
+}
+
 // emitContext writes the kernel's context type: its parameters as fields
 // (aggregate-initialised from the body's parameters, in order) and the
-// member functions the templates call.
-func (m *flashModel) emitContext(w *writer) error {
+// member functions the templates call. chunk is the decode launch's fixed
+// split size (0: none) and nps its prefix split count, for the prefix
+// pass's split (m.prefixPass).
+func (m *flashModel) emitContext(w *writer, chunk, nps int64) error {
 	k := m.k
 	w.open("struct @BODY@_ctx {")
 	for i, p := range k.params {
@@ -198,6 +218,13 @@ func (m *flashModel) emitContext(w *writer) error {
 		}
 	}
 	w.line("static constexpr int GRP = %d;", m.grp)
+	w.line("// Whether a prefix pass attends the prefix the batch shares (fz_att_prefix).")
+	w.line("static constexpr bool PREFIX = %t;", m.prefixPass)
+	if m.prefixPass {
+		w.line("// Its split count and size (fz_att_psplit) with slots of workspace.")
+		w.line("%s i64 pslots(i64 npre, i64 slots, i64& chunk) const { return fz_att_psplit<%d, %d, %d>(npre, slots, chunk); }",
+			flashMember, chunk, nps, plan.PrefixMinKeys)
+	}
 	qs := shapeOf(m.q)
 	own := m.srcs[len(m.srcs)-1]
 	w.line("// Batch, query heads, kv heads, queries per sequence.")
@@ -345,10 +372,12 @@ func (m *flashModel) emitModifiers(w *writer) {
 }
 
 // flashAttentionKernel generates an Attention kernel: the split-KV decode
-// entry (merging its splits in the same launch) and the prefill entry. The
-// plan's launch variant names the kernel's first entry (its name): with
-// "prefill" the prefill body, and the decode entry gets a "_decode"
-// suffix; otherwise the decode body, and "_prefill".
+// entry (merging its splits in the same launch), preceded by the prefix
+// pass for a cascade whose prefix the batch shares, and the prefill entry.
+// The plan's launch variant names the kernel's entry of that body (its
+// name): with "prefill" the prefill body, and the decode entries get a
+// "_decode" suffix; otherwise the decode body (the prefix pass's entry
+// "_prefix"), and "_prefill".
 func (k *kgen) flashAttentionKernel() (*generated, error) {
 	m, err := k.flashModel()
 	if err != nil {
@@ -358,7 +387,7 @@ func (k *kgen) flashAttentionKernel() (*generated, error) {
 	// The decode ring's stages: from the launch's dynamic shared memory
 	// when it is a decode launch, else the ring the launch plan would give.
 	stages, _ := plan.DecodeRing(m.dh, k.nt)
-	chunk := int64(0)
+	chunk, nps := int64(0), int64(1)
 	if l != nil && l.Variant == "decode" {
 		if stages = plan.DecodeStages(m.dh, k.nt, l.SharedBytes); stages == 0 {
 			want, bytes := plan.DecodeRing(m.dh, k.nt)
@@ -368,42 +397,71 @@ func (k *kgen) flashAttentionKernel() (*generated, error) {
 			return nil, fmt.Errorf("attention kernel %s: split size %d is not a multiple of %d keys", k.pk.Name, l.SplitKeys, plan.DecodeTileKeys)
 		}
 		chunk = l.SplitKeys
+		if l.PrefixSplits > math.MaxInt32 {
+			return nil, fmt.Errorf("attention kernel %s: %d prefix splits", k.pk.Name, l.PrefixSplits)
+		}
+		nps = max(l.PrefixSplits, 1)
 	}
 	if k.tables == nil {
 		k.tables = map[string]string{}
 	}
 	k.tables[flashLibName] = flashLib
+	m.prefixPass = m.hasPrefixPass(l)
 	var helpers writer
-	if err := m.emitContext(&helpers); err != nil {
+	if err := m.emitContext(&helpers, chunk, nps); err != nil {
 		return nil, err
 	}
 	ctx := fmt.Sprintf("  const @BODY@_ctx c = {%s};\n", k.bodyArgs())
 	ws := "fz_workspace, (i64)(sizeof(fz_workspace) / sizeof(float))"
 	dec := ctx + fmt.Sprintf("  fz_att_decode<%d, %d, %d, %d, %d, %t>(c, %s);\n", m.dh, m.dp, k.nt, stages, chunk, m.bf, ws)
 	pre := ctx + fmt.Sprintf("  fz_att_prefill<%d, %d, %d, %d, %d, %t>(c);\n", m.dh, m.dp, m.prefillBC(), k.nt, m.prefillWPR(), m.bf)
+	// The decode variant's entries, launched in order on the same grid: a
+	// shared prefix's pass, then the decode kernel.
+	decEntries := func(suffix string) []entry {
+		return []entry{{suffix, dec}}
+	}
+	if m.prefixPass {
+		k.tables[cascadeLibName] = cascadeLib
+		pass := ctx + fmt.Sprintf("  fz_att_prefix<%d, %d, %d, %d, %t>(c, %s);\n", m.dh, m.dp, k.nt, stages, m.bf, ws)
+		decEntries = func(suffix string) []entry {
+			return []entry{{suffix + prefixSuffix, pass}, {suffix, dec}}
+		}
+	}
+	suffixes := func(es []entry) []string {
+		var out []string
+		for _, e := range es {
+			out = append(out, e.suffix)
+		}
+		return out
+	}
 	gen := &generated{
 		helpers:  helpers.String(),
-		entries:  []entry{{"", dec}, {"_prefill", pre}},
-		variants: map[string][]string{"decode": {""}, "prefill": {"_prefill"}},
+		entries:  append(decEntries(""), entry{"_prefill", pre}),
+		variants: map[string][]string{"decode": suffixes(decEntries("")), "prefill": {"_prefill"}},
 		variant:  "decode",
 	}
 	if l == nil {
 		return gen, nil
 	}
 	if l.Variant == "prefill" {
-		gen.entries = []entry{{"", pre}, {"_decode", dec}}
-		gen.variants = map[string][]string{"prefill": {""}, "decode": {"_decode"}}
+		gen.entries = append([]entry{{"", pre}}, decEntries("_decode")...)
+		gen.variants = map[string][]string{"prefill": {""}, "decode": suffixes(decEntries("_decode"))}
 		gen.variant = "prefill"
 		return gen, nil
 	}
 	// The workspace at the plan's launch: a counter per (sequence, kv
-	// head, 16-row tile), rounded up to 4, then a partial per split ×
+	// head, 16-row tile), rounded up to 4, then a partial per slot ×
 	// sequence × kv head × row of the head group (Tile[0]): Dh + 2 floats.
-	if l.Grid[0] > 1 {
+	// The slots are the splits' and the prefix pass's.
+	slots := l.Grid[0]
+	if m.prefixPass {
+		slots += l.PrefixSplits
+	}
+	if slots > 1 {
 		units := l.Grid[2] * l.Grid[1]
 		rows := units * l.Tile[0]
-		if rows > 0 && l.Grid[0] <= math.MaxInt64/4/rows/(m.dh+2) {
-			k.wsFloats = (units*((l.Tile[0]+15)/16)+3)/4*4 + l.Grid[0]*rows*(m.dh+2)
+		if rows > 0 && slots <= math.MaxInt64/4/rows/(m.dh+2) {
+			k.wsFloats = (units*((l.Tile[0]+15)/16)+3)/4*4 + slots*rows*(m.dh+2)
 		}
 	}
 	return gen, nil

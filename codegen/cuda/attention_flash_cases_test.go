@@ -82,7 +82,8 @@ func (v flashVariant) spec() string {
 // flashVariants are the layers the attention tests plan: GQA group sizes
 // 1 to 8, head dims 4 to 256 (multiples of 16 and not, even and odd),
 // bf16 and f16, the three cache layouts (pages of 1 and 16 tokens), causal,
-// sliding-window and unmasked attention, softcap, and cascade.
+// sliding-window and unmasked attention, softcap, and cascade (over each
+// layout, head dims 64 to 256, with a window).
 var flashVariants = []flashVariant{
 	{name: "gqa4", dtype: "bf16", h: 8, g: 2, dh: 128, layout: "contiguous", causal: true},
 	{name: "mha-f16-dh64", dtype: "f16", h: 4, g: 4, dh: 64, layout: "contiguous", causal: true},
@@ -92,6 +93,9 @@ var flashVariants = []flashVariant{
 	{name: "window", dtype: "bf16", h: 8, g: 1, dh: 128, layout: "contiguous", window: 24},
 	{name: "softcap-dh256", dtype: "bf16", h: 4, g: 2, dh: 256, layout: "contiguous", causal: true, softcap: 2, scaleBias: "* 0.5"},
 	{name: "cascade", dtype: "bf16", h: 8, g: 2, dh: 128, layout: "contiguous", causal: true, cascade: true},
+	{name: "cascade-dh256-window", dtype: "bf16", h: 4, g: 2, dh: 256, layout: "contiguous", window: 24, cascade: true},
+	{name: "cascade-f16-dh72-ragged", dtype: "f16", h: 6, g: 2, dh: 72, layout: "ragged", causal: true, cascade: true},
+	{name: "cascade-paged-dh64", dtype: "bf16", h: 8, g: 1, dh: 64, layout: "paged", page: 16, causal: true, cascade: true},
 	{name: "nomask-dh72", dtype: "bf16", h: 2, g: 2, dh: 72, layout: "contiguous"},
 	{name: "dh6-window", dtype: "f16", h: 3, g: 1, dh: 6, layout: "paged", page: 16, window: 5, softcap: 3},
 }

@@ -310,12 +310,20 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
       const i64 npre = c.npre(b, g), ntot = npre + c.nown(b, g);
       i64 lo, hi;
       c.kbounds(ntot - S, ntot - 1, ntot, lo, hi);
+      // A cascade's prefix the batch shares is the prefix pass's (C::PREFIX,
+      // fz_att_prefix, launched before): its psl partials fill the first
+      // slots, then this kernel's splits of the own keys.
+      i64 psl = 0, pch = 0;
+      if constexpr (C::PREFIX) {
+        if ((psl = c.pslots(npre, slots, pch)) > 0) { lo = fz_max64(lo, npre); hi = fz_max64(hi, lo); }
+      }
+      const i64 osl = slots - psl;
       const i64 vis = hi - lo;
       i64 chunk = CHUNK > 0 ? (i64)CHUNK : ((vis + gridDim.x - 1) / gridDim.x + 15) / 16 * 16;
       chunk = fz_max64(chunk, 16);
       i64 nsp = vis > 0 ? (vis + chunk - 1) / chunk : 1;
-      if (nsp > 1 && nsp > slots) {
-        chunk = slots > 1 ? ((vis + slots - 1) / slots + 15) / 16 * 16 : fz_max64(vis, 16);
+      if (nsp > 1 && nsp > osl) {
+        chunk = osl > 1 ? ((vis + osl - 1) / osl + 15) / 16 * 16 : fz_max64(vis, 16);
         nsp = (vis + chunk - 1) / chunk;
       }
       for (i64 sp = blockIdx.x; sp < nsp; sp += gridDim.x) {
@@ -397,17 +405,17 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
               }
             }
             const i64 rr = rt + r, hh = g * C::GRP + rr / S, i = rr % S;
-            if (nsp == 1) {
+            if (psl + nsp == 1) {
               const float inv = ls > 0.f ? 1.f / ls : 0.f;
               c.ost2(b, hh, i, d, a0 * inv, a1 * inv);
             } else {
-              float* pp = pb + (sp * R + r) * (DH + 2);
+              float* pp = pb + ((psl + sp) * R + r) * (DH + 2);
               if (d == 0) { pp[0] = mx; pp[1] = ls; }
               pp[2 + d] = a0;
               if (d + 1 < DH) pp[3 + d] = a1;
             }
           }
-          if (nsp == 1) continue;
+          if (psl + nsp == 1) continue;
           __threadfence();
           __syncthreads();
           if (threadIdx.x == 0) fz_att_last = atomicAdd(cnt + cid, 1u) == (unsigned int)(nsp - 1);
@@ -421,7 +429,7 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
             const int r = e / DH2, d = 2 * (e - r * DH2);
             float mx = -FZ_INF, ls = 0.f, a0 = 0.f, a1 = 0.f;
 #pragma unroll 4
-            for (i64 s = 0; s < nsp; s++) {
+            for (i64 s = 0; s < psl + nsp; s++) {
               const float* pp = pb + (s * R + r) * (DH + 2);
               const float ms = fz_att_ldcg(pp), lsp = fz_att_ldcg(pp + 1), o0 = fz_att_ldcg(pp + 2 + d), o1 = d + 1 < DH ? fz_att_ldcg(pp + 3 + d) : 0.f;
               if (ms == -FZ_INF) continue;

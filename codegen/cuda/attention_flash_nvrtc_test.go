@@ -19,7 +19,7 @@ import (
 func TestFlashNVRTC(t *testing.T) {
 	type module struct {
 		name, src string
-		// role names each entry: decode, merge or prefill.
+		// role names each entry: decode, merge, prefix or prefill.
 		role map[string]string
 	}
 	var mods []module
@@ -40,10 +40,14 @@ func TestFlashNVRTC(t *testing.T) {
 				role := map[string]string{}
 				for _, k := range m.Kernels {
 					for v, es := range k.Variants {
-						for i, e := range es {
-							role[e] = v
-							if i > 0 {
+						for _, e := range es {
+							switch {
+							case strings.HasSuffix(e, prefixSuffix):
+								role[e] = "prefix"
+							case strings.HasSuffix(e, mergeSuffix):
 								role[e] = "merge"
+							default:
+								role[e] = v
 							}
 						}
 					}

@@ -11,8 +11,8 @@ import (
 
 // checkFlashModule checks the attention kernels of a generated module: the
 // plan's entries (decode: the kernel, then its merge when the launch takes
-// two; prefill: the kernel), the other variant's entries, each entry
-// defined once, no header.
+// two, a cascade's prefix pass then the kernel; prefill: the kernel), the
+// other variant's entries, each entry defined once, no header.
 func checkFlashModule(t *testing.T, name string, p *plan.Plan, m *Module) {
 	t.Helper()
 	if strings.Contains(m.Source, "#include") {
@@ -25,7 +25,10 @@ func checkFlashModule(t *testing.T, name string, p *plan.Plan, m *Module) {
 		k := m.Kernels[i]
 		l := pk.Launch
 		want := []string{pk.Name}
-		if l.Variant == "decode" && l.Launches == 2 {
+		switch {
+		case l.Variant == "decode" && l.PrefixSplits > 0:
+			want = []string{pk.Name + prefixSuffix, pk.Name}
+		case l.Variant == "decode" && l.Launches == 2:
 			want = append(want, pk.Name+mergeSuffix)
 		}
 		if strings.Join(k.Entries, ",") != strings.Join(want, ",") {
@@ -79,11 +82,12 @@ func TestFlashGenerateVariants(t *testing.T) {
 }
 
 // TestFlashWorkspace checks the split-KV workspace: a counter per
-// (sequence, kv head, 16-row tile) rounded up to 4, then splits × B × H × S
-// rows of Dh + 2 floats at the plan's decode launch; none for prefill.
+// (sequence, kv head, 16-row tile) rounded up to 4, then slots × B × H × S
+// rows of Dh + 2 floats at the plan's decode launch, the slots being the
+// splits and a cascade's prefix splits; none for prefill.
 func TestFlashWorkspace(t *testing.T) {
 	for _, c := range specFlashCases(t) {
-		if !strings.HasPrefix(c.name, "llama3_8b/") {
+		if !strings.HasPrefix(c.name, "llama3_8b/") && !strings.HasPrefix(c.name, "cascade/") {
 			continue
 		}
 		m, err := Generate(c.plan)
@@ -92,8 +96,8 @@ func TestFlashWorkspace(t *testing.T) {
 		}
 		l := c.plan.Kernels[0].Launch
 		want := int64(1)
-		if l.Variant == "decode" && l.Splits > 1 {
-			want = (c.dims["B"]*8*((4*c.dims["S"]+15)/16)+3)/4*4 + l.Splits*c.dims["B"]*32*c.dims["S"]*130
+		if slots := l.Splits + l.PrefixSplits; l.Variant == "decode" && slots > 1 {
+			want = (c.dims["B"]*8*((4*c.dims["S"]+15)/16)+3)/4*4 + slots*c.dims["B"]*32*c.dims["S"]*130
 		}
 		if !strings.Contains(m.Source, "fz_workspace["+flashItoa(want)+"];") {
 			t.Errorf("%s (%s): the workspace is not %d floats", c.name, l, want)
@@ -133,26 +137,37 @@ func TestFlashErrors(t *testing.T) {
 	}
 }
 
-// TestFlashGolden compares the decode attention kernel of the Llama-3-8B
-// layer (B = 1, 4096 cached tokens: split-KV, merged in the same launch) with
-// testdata/attention_decode_llama3_8b.cu: the attention templates, the
-// workspace, the generated context and the entries (go test -update to
-// accept a change).
+// TestFlashGolden compares generated attention sources with golden files
+// (go test -update to accept a change): the decode attention kernel of the
+// Llama-3-8B layer (B = 1, 4096 cached tokens: split-KV, merged in the same
+// launch) from the attention templates on, in
+// testdata/attention_decode_llama3_8b.cu; and the cascade layer's at B = 64
+// (the prefix pass, then the decode kernel over the own keys) from the
+// prefix pass's template on, in testdata/attention_decode_cascade.cu. Both
+// hold the workspace, the generated context and the entries.
 func TestFlashGolden(t *testing.T) {
-	for _, c := range specFlashCases(t) {
-		if c.name != "llama3_8b/B=1,S=1,T=4096" {
-			continue
+	for _, g := range []struct{ name, from, file string }{
+		{"llama3_8b/B=1,S=1,T=4096", "\n// ---- attention:", "testdata/attention_decode_llama3_8b.cu"},
+		{"cascade/B=64,L=1024,S=1,T=4096", "\n// ---- attention: the prefix pass", "testdata/attention_decode_cascade.cu"},
+	} {
+		found := false
+		for _, c := range specFlashCases(t) {
+			if c.name != g.name {
+				continue
+			}
+			found = true
+			m, err := Generate(c.plan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := strings.Index(m.Source, g.from)
+			if i < 0 {
+				t.Fatalf("%s: no %q in the source", g.name, g.from)
+			}
+			golden.Check(t, g.file, m.Source[i+1:])
 		}
-		m, err := Generate(c.plan)
-		if err != nil {
-			t.Fatal(err)
+		if !found {
+			t.Errorf("no %s case", g.name)
 		}
-		i := strings.Index(m.Source, "\n// ---- attention:")
-		if i < 0 {
-			t.Fatal("no attention templates in the source")
-		}
-		golden.Check(t, "testdata/attention_decode_llama3_8b.cu", m.Source[i+1:])
-		return
 	}
-	t.Fatal("no llama3_8b decode case")
 }

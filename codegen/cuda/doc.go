@@ -29,7 +29,9 @@
 //     the cache after the step's append.
 //   - Split-K GEMV and split-KV decode partials go to fz_workspace, a
 //     module-level scratch sized for the plan's launch (split count from
-//     the grid). The second entry ("_merge") combines them.
+//     the grid). The second entry ("_merge") combines them. Cascade decode
+//     attention launches its prefix pass ("_prefix") first, whose partials
+//     the decode entry merges.
 //   - Pointers must be 16-byte aligned for the vector paths to be taken;
 //     any alignment is correct.
 //

@@ -23,12 +23,14 @@ type Module struct {
 
 // Kernel describes the entries generated for one plan kernel.
 type Kernel struct {
-	// Name is the plan kernel's name and its first extern "C" entry.
+	// Name is the plan kernel's name and an extern "C" entry, the first
+	// launched but after a cascade's prefix pass.
 	Name string
 	// Entries are the extern "C" entries to launch, in order, for the
-	// plan's launch variant: Name alone, or Name then a second entry (the
+	// plan's launch variant: Name alone, Name then a second entry (the
 	// log-sum-exp merge of split-KV decode attention, or the reduction and
-	// epilogue of a split-K GEMV).
+	// epilogue of a split-K GEMV), or, for cascade decode attention, the
+	// prefix pass (Name + "_prefix") then Name.
 	Entries []string
 	// Variants lists the entries of every variant the kernel was generated
 	// for ("row", "gemm", "decode", "prefill", ...), so a launcher may switch

@@ -23,17 +23,26 @@ type Kernel struct {
 // launches, in DefaultKernels.
 const MergeSuffix = "_merge"
 
+// PrefixSuffix names the first entry of a cascade decode attention kernel
+// with a prefix pass (plan.Launch.PrefixSplits), launched before the
+// kernel's own, in DefaultKernels.
+const PrefixSuffix = "_prefix"
+
 // DefaultKernels describes the plan's kernels as the plan alone has them,
 // for launch code generated without a CUDA module: entries named after the
-// kernel (and the kernel with MergeSuffix when the launch plan takes two
-// launches), the ABI parameters and the launch plan's block.
+// kernel (when the launch plan takes two launches, then the kernel with
+// MergeSuffix, or first the kernel with PrefixSuffix for a prefix pass),
+// the ABI parameters and the launch plan's block.
 func DefaultKernels(p *plan.Plan) []Kernel {
 	out := make([]Kernel, len(p.Kernels))
 	for i, k := range p.Kernels {
 		out[i] = Kernel{Entries: []string{k.Name}, Params: codegen.Params(p.Graph, k)}
 		if l := k.Launch; l != nil {
 			out[i].Block = l.Block
-			if l.Launches == 2 {
+			switch {
+			case l.Launches == 2 && l.PrefixSplits > 0:
+				out[i].Entries = []string{k.Name + PrefixSuffix, k.Name}
+			case l.Launches == 2:
 				out[i].Entries = append(out[i].Entries, k.Name+MergeSuffix)
 			}
 		}

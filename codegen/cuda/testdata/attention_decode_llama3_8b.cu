@@ -285,12 +285,20 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
       const i64 npre = c.npre(b, g), ntot = npre + c.nown(b, g);
       i64 lo, hi;
       c.kbounds(ntot - S, ntot - 1, ntot, lo, hi);
+      // A cascade's prefix the batch shares is the prefix pass's (C::PREFIX,
+      // fz_att_prefix, launched before): its psl partials fill the first
+      // slots, then this kernel's splits of the own keys.
+      i64 psl = 0, pch = 0;
+      if constexpr (C::PREFIX) {
+        if ((psl = c.pslots(npre, slots, pch)) > 0) { lo = fz_max64(lo, npre); hi = fz_max64(hi, lo); }
+      }
+      const i64 osl = slots - psl;
       const i64 vis = hi - lo;
       i64 chunk = CHUNK > 0 ? (i64)CHUNK : ((vis + gridDim.x - 1) / gridDim.x + 15) / 16 * 16;
       chunk = fz_max64(chunk, 16);
       i64 nsp = vis > 0 ? (vis + chunk - 1) / chunk : 1;
-      if (nsp > 1 && nsp > slots) {
-        chunk = slots > 1 ? ((vis + slots - 1) / slots + 15) / 16 * 16 : fz_max64(vis, 16);
+      if (nsp > 1 && nsp > osl) {
+        chunk = osl > 1 ? ((vis + osl - 1) / osl + 15) / 16 * 16 : fz_max64(vis, 16);
         nsp = (vis + chunk - 1) / chunk;
       }
       for (i64 sp = blockIdx.x; sp < nsp; sp += gridDim.x) {
@@ -372,17 +380,17 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
               }
             }
             const i64 rr = rt + r, hh = g * C::GRP + rr / S, i = rr % S;
-            if (nsp == 1) {
+            if (psl + nsp == 1) {
               const float inv = ls > 0.f ? 1.f / ls : 0.f;
               c.ost2(b, hh, i, d, a0 * inv, a1 * inv);
             } else {
-              float* pp = pb + (sp * R + r) * (DH + 2);
+              float* pp = pb + ((psl + sp) * R + r) * (DH + 2);
               if (d == 0) { pp[0] = mx; pp[1] = ls; }
               pp[2 + d] = a0;
               if (d + 1 < DH) pp[3 + d] = a1;
             }
           }
-          if (nsp == 1) continue;
+          if (psl + nsp == 1) continue;
           __threadfence();
           __syncthreads();
           if (threadIdx.x == 0) fz_att_last = atomicAdd(cnt + cid, 1u) == (unsigned int)(nsp - 1);
@@ -396,7 +404,7 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
             const int r = e / DH2, d = 2 * (e - r * DH2);
             float mx = -FZ_INF, ls = 0.f, a0 = 0.f, a1 = 0.f;
 #pragma unroll 4
-            for (i64 s = 0; s < nsp; s++) {
+            for (i64 s = 0; s < psl + nsp; s++) {
               const float* pp = pb + (s * R + r) * (DH + 2);
               const float ms = fz_att_ldcg(pp), lsp = fz_att_ldcg(pp + 1), o0 = fz_att_ldcg(pp + 2 + d), o1 = d + 1 < DH ? fz_att_ldcg(pp + 3 + d) : 0.f;
               if (ms == -FZ_INF) continue;
@@ -514,7 +522,7 @@ FZ_DEV void fz_att_prefill(const C& c) {
 static __device__ float fz_workspace[70728];
 
 // body of k02_attention_attention
-struct fzb_bcaceac5e94fc4f2_ctx {
+struct fzb_4de23bf252a62d82_ctx {
   const u16* p0;
   const u16* p1;
   u16* p2;
@@ -522,6 +530,8 @@ struct fzb_bcaceac5e94fc4f2_ctx {
   i64 dim_S;
   i64 dim_T;
   static constexpr int GRP = 4;
+  // Whether a prefix pass attends the prefix the batch shares (fz_att_prefix).
+  static constexpr bool PREFIX = false;
   // Batch, query heads, kv heads, queries per sequence.
   __device__ __forceinline__ i64 nb() const { return dim_B; }
   __device__ __forceinline__ i64 nh() const { return 32; }
@@ -557,15 +567,15 @@ struct fzb_bcaceac5e94fc4f2_ctx {
   // Whether some query at pmin..pmax does not see some key of [k0, k1).
   __device__ __forceinline__ bool tile_masked(i64 pmin, i64 pmax, i64 k0, i64 k1) const { return k1 - 1 > pmin; }
 };
-FZ_DEV void fzb_bcaceac5e94fc4f2(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
-  const fzb_bcaceac5e94fc4f2_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
+FZ_DEV void fzb_4de23bf252a62d82(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
+  const fzb_4de23bf252a62d82_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
   fz_att_decode<128, 128, 128, 3, 0, true>(c, fz_workspace, (i64)(sizeof(fz_workspace) / sizeof(float)));
 }
-FZ_DEV void fzb_bcaceac5e94fc4f2_prefill(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
-  const fzb_bcaceac5e94fc4f2_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
+FZ_DEV void fzb_4de23bf252a62d82_prefill(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
+  const fzb_4de23bf252a62d82_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
   fz_att_prefill<128, 128, 64, 128, 1, true>(c);
 }
 
 // entries
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_bcaceac5e94fc4f2(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefill(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_bcaceac5e94fc4f2_prefill(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_4de23bf252a62d82(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefill(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_4de23bf252a62d82_prefill(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }

@@ -1,0 +1,194 @@
+package cuda
+
+// cascadeLibName is the module table holding cascadeLib. Tables are
+// emitted in name order: this one after flashLibName's, whose templates it
+// calls.
+const cascadeLibName = "fz_att_lib_cascade"
+
+// cascadeLib is the prefix pass of cascade decode attention: the keys of a
+// prefix every sequence of the batch shares are attended once per kv head
+// for the whole batch, not once per sequence. Its partials go to the first
+// slots of fz_att_decode's workspace, which then takes only the sequences'
+// own keys and merges every slot (the context's PREFIX and pslots; see
+// attention_flash.go). It runs on the decode launch (grid, block, dynamic
+// shared memory) and strides over its own work items.
+const cascadeLib = `
+// ---- attention: the prefix pass of cascade decode attention
+// (codegen/cuda/attention_cascade_lib.go) ----
+
+// fz_att_psplit is the prefix pass's split of a cascade's npre shared keys:
+// CHUNK keys a split in deterministic mode (CHUNK > 0); otherwise the keys
+// divided over NPS splits (the launch plan's count, plan.PrefixSplits, which
+// fills the SMs at the planned dims), at least PMIN keys a split, rounded
+// up to 16. At most slots - 1 splits, so that a slot stays for the own
+// keys; 0, the decode kernel then attending the prefix itself, with no
+// prefix keys or fewer than 2 slots. The split size goes to chunk. The
+// context's pslots calls it with the kernel's constants.
+template <int CHUNK, int NPS, int PMIN>
+FZ_DEV i64 fz_att_psplit(i64 npre, i64 slots, i64& chunk) {
+  if (npre <= 0 || slots < 2) return 0;
+  chunk = CHUNK > 0 ? (i64)CHUNK : fz_max64(((npre + NPS - 1) / NPS + 15) / 16 * 16, PMIN);
+  i64 n = (npre + chunk - 1) / chunk;
+  if (n > slots - 1) {
+    chunk = ((npre + slots - 2) / (slots - 1) + 15) / 16 * 16;
+    n = (npre + chunk - 1) / chunk;
+  }
+  return n;
+}
+
+// fz_att_prefix is the prefix pass. For kv head g, query row x = b * R + r
+// of the whole batch (R = GRP × S rows a sequence: head g * GRP + r / S,
+// query i = r % S at position ntot(b) - S + i) is row x % BR of row block
+// x / BR, BR = 16 × the warps: each warp owns 16 rows, and the block's rows
+// share every key tile. A work item is (kv head, prefix split, row block),
+// strided over the blocks of the grid with the row blocks of one split
+// next to each other, so that blocks running together read the same tiles
+// (through L2). An item streams the tiles of BC keys of its split that some
+// row of the block can see (the mask's bounds over the block's positions)
+// through a ring of NST stages shared by the block (cp.async, one barrier a
+// tile); a warp computes only the tiles its rows see, masking element by
+// element where some of them do not (positions differ between sequences of
+// ragged lengths; a window can hide prefix keys). Tiles start at fixed
+// offsets of the split, and a tile a row does not see leaves its state as
+// it was, so each row's result depends neither on the batch nor on the
+// other rows of its block. Each row writes its partial (m, l and the
+// unnormalised o, as fz_att_decode's) to slot = split of its sequence and
+// kv head.
+//
+// The shared memory is the decode launch's (plan.DecodeRing: NSTG stages
+// of NT / 32 warps × 16 K and V rows, then 16 query rows): the block's BR
+// query rows, then the ring, of up to 4 stages. A tile is BC = 64 keys
+// where three stages of them fit, else 32, and 16 past a head dim of 128
+// (a warp's scores of a tile and its output rows live in registers).
+template <int DH, int DP, int NT, int NSTG, bool BF, class C>
+FZ_DEV void fz_att_prefix(const C& c, float* ws, i64 cap) {
+  constexpr int NW = NT / 32, NN = DP / 8, NPAIR = DP / 16, LDS = DP + 8, BR = 16 * NW;
+  constexpr int FREE = 16 * LDS * (2 * NW * NSTG + 1 - NW);
+  constexpr int BC = DP > 128 ? 16 : FREE / (2 * 64 * LDS) >= 3 ? 64 : FREE / (2 * 32 * LDS) >= 2 ? 32 : 16;
+  constexpr int NST = FREE / (2 * BC * LDS) < 4 ? FREE / (2 * BC * LDS) : 4, KST = 2 * BC * LDS;
+  static_assert(NST >= 2, "the prefix pass needs two stages");
+  constexpr i64 FAR = (i64)1 << 62;
+  extern __shared__ __align__(16) u16 fz_att_dsm[];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, gr = lane >> 2, tq = lane & 3;
+  u16* const sq = fz_att_dsm;
+  u16* const ring = fz_att_dsm + BR * LDS;
+  const i64 B = c.nb(), G = c.ng(), S = c.nsq(), R = (i64)C::GRP * S, NR = B * R;
+  if (NR == 0) return;
+  const i64 nrt = (R + 15) / 16, ncnt = (B * G * nrt + 3) / 4 * 4, per = B * G * R * (DH + 2);
+  const i64 slots = cap > ncnt && per > 0 ? (cap - ncnt) / per : 0;
+  float* const part = ws + ncnt;
+  const i64 nrb = (NR + BR - 1) / BR, nblk = (i64)gridDim.x * gridDim.y * gridDim.z;
+  const i64 blk = blockIdx.x + (i64)gridDim.x * (blockIdx.y + (i64)gridDim.y * blockIdx.z);
+  i64 base = 0; // the items of the kv heads before g
+  for (i64 g = 0; g < G; g++) {
+    const i64 npre = c.npre(0, g);
+    i64 chunk = 0;
+    const i64 nit = c.pslots(npre, slots, chunk) * nrb;
+    for (i64 it = base + (blk - base % nblk + nblk) % nblk; it < base + nit; it += nblk) {
+      const i64 sp = (it - base) / nrb, x0 = (it - base - sp * nrb) * BR;
+      const i64 j0 = sp * chunk, j1 = fz_min64(npre, j0 + chunk);
+      // The positions of the thread's two rows and their range over the
+      // warp's rows (pmin, pmax) and over the block's (bmin, bmax: each
+      // warp takes them all, a row a lane at a time).
+      i64 pos[2], pmin = FAR, pmax = -FAR, bmin = FAR, bmax = -FAR;
+#pragma unroll
+      for (int h = 0; h < 2; h++) {
+        const i64 x = x0 + warp * 16 + gr + 8 * h, xx = x < NR ? x : NR - 1, b = xx / R, r = xx - b * R;
+        pos[h] = npre + c.nown(b, g) - S + r % S;
+        if (x < NR) { pmin = fz_min64(pmin, pos[h]); pmax = fz_max64(pmax, pos[h]); }
+      }
+      for (int r = lane; r < BR; r += 32) {
+        const i64 x = x0 + r;
+        if (x >= NR) break;
+        const i64 b = x / R, p = npre + c.nown(b, g) - S + (x - b * R) % S;
+        bmin = fz_min64(bmin, p);
+        bmax = fz_max64(bmax, p);
+      }
+#pragma unroll
+      for (int o = 1; o < 32; o <<= 1) {
+        if (o >= 4) {
+          pmin = fz_min64(pmin, __shfl_xor_sync(0xffffffffu, pmin, o));
+          pmax = fz_max64(pmax, __shfl_xor_sync(0xffffffffu, pmax, o));
+        }
+        bmin = fz_min64(bmin, __shfl_xor_sync(0xffffffffu, bmin, o));
+        bmax = fz_max64(bmax, __shfl_xor_sync(0xffffffffu, bmax, o));
+      }
+      // The block's tiles [t0, t0 + nt) of the split, and the keys the
+      // warp's rows see.
+      i64 lo, hi, wlo = 0, whi = 0;
+      c.kbounds(bmin, bmax, npre, lo, hi);
+      lo = fz_max64(lo, j0);
+      hi = fz_min64(hi, j1);
+      if (pmin <= pmax) c.kbounds(pmin, pmax, npre, wlo, whi);
+      const i64 t0 = lo < hi ? (lo - j0) / BC : 0;
+      const int nt = lo < hi ? (int)((hi - j0 + BC - 1) / BC - t0) : 0;
+      float o[NN][4], m[2] = {-FZ_INF, -FZ_INF}, l[2] = {0.f, 0.f};
+#pragma unroll
+      for (int i = 0; i < NN; i++) { o[i][0] = 0.f; o[i][1] = 0.f; o[i][2] = 0.f; o[i][3] = 0.f; }
+      __syncthreads(); // the last item's readers of the shared memory are done
+      // The first tiles in flight, then the block's query rows to shared
+      // memory, a row a warp at a time (zeros past the batch's rows and
+      // past DH; the loop's first barrier publishes them).
+#pragma unroll
+      for (int i = 0; i < NST - 1; i++) {
+        if (i < nt) {
+          const i64 k0 = j0 + (t0 + i) * BC;
+          fz_att_tile<DH, DP, BC, NT>(c, ring + i * KST, 0, 0, g, npre, k0, j1);
+          fz_att_tile<DH, DP, BC, NT>(c, ring + i * KST + BC * LDS, 1, 0, g, npre, k0, j1);
+        }
+        fz_cp_commit();
+      }
+      for (int r = warp; r < BR; r += NW) {
+        const i64 x = x0 + r;
+        const u16* qp = (const u16*)0;
+        if (x < NR) {
+          const i64 b = x / R, rr = x - b * R;
+          qp = c.qrow(b, g * C::GRP + rr / S, rr % S);
+        }
+        for (int d = 2 * lane; d < DP; d += 64) *(u32*)(sq + r * LDS + d) = fz_att_ld2<DH>(qp, d);
+      }
+      int cur = 0, nxt = NST - 1;
+      for (int i = 0; i < nt; i++) {
+        fz_cp_wait<NST - 2>();
+        __syncthreads(); // tile i is in; every warp is done with tile i - 1
+        if (i + NST - 1 < nt) {
+          const i64 k0 = j0 + (t0 + i + NST - 1) * BC;
+          fz_att_tile<DH, DP, BC, NT>(c, ring + nxt * KST, 0, 0, g, npre, k0, j1);
+          fz_att_tile<DH, DP, BC, NT>(c, ring + nxt * KST + BC * LDS, 1, 0, g, npre, k0, j1);
+        }
+        fz_cp_commit();
+        const i64 k0 = j0 + (t0 + i) * BC;
+        if (k0 < whi && k0 + BC > wlo) {
+          const u16* sk = ring + cur * KST;
+          float s[BC / 8][4];
+          u32 p[BC / 16][4];
+          fz_att_qks<DP, BC, BF>(s, sq + warp * 16 * LDS, sk, lane);
+          const bool mask = k0 + BC > j1 || c.tile_masked(pmin, pmax, k0, k0 + BC);
+          fz_att_online<BC, NN, BF>(c, s, m, l, o, p, pos, k0, j1, mask, tq);
+          fz_att_pv<DP, BC, NPAIR, BF>(o, p, sk + BC * LDS, lane, 0, 1);
+        }
+        cur = cur + 1 == NST ? 0 : cur + 1;
+        nxt = nxt + 1 == NST ? 0 : nxt + 1;
+      }
+      fz_cp_wait<0>();
+      fz_att_lsum(l);
+      // The rows' partials, to slot sp of their (sequence, kv head).
+#pragma unroll
+      for (int h = 0; h < 2; h++) {
+        const i64 x = x0 + warp * 16 + gr + 8 * h;
+        if (x >= NR) continue;
+        const i64 b = x / R, r = x - b * R;
+        float* const pp = part + (((b * G + g) * slots + sp) * R + r) * (DH + 2);
+        if (tq == 0) { pp[0] = m[h]; pp[1] = l[h]; }
+#pragma unroll
+        for (int n = 0; n < NN; n++) {
+          const int d = n * 8 + tq * 2;
+          if (d < DH) pp[2 + d] = o[n][2 * h];
+          if (d + 1 < DH) pp[3 + d] = o[n][2 * h + 1];
+        }
+      }
+    }
+    base += nit;
+  }
+}
+`
