@@ -112,8 +112,9 @@ o = softmax({{score}}, axis=-1) @ Vs
 var decPages = []int{1, 2, 4, 8, 16, 32, 64, 128}
 
 // DecLayer builds a decode attention layer: c<dh> (causal), sc<dh>
-// (softcap), win<dh> (sliding window of 1000), ragged<dh>, cascade<dh> and
-// paged<page> (head dim 128).
+// (softcap), win<dh> (sliding window of 1000), ragged<dh>, cascade<dh> (a
+// prefix of L tokens the batch shares), cascaderagged<dh> (over a ragged
+// cache), cascadewin<dh> (with the window) and paged<page> (head dim 128).
 func DecLayer(variant string) (*ir.Graph, error) {
 	subs := map[string]string{"name": variant, "dims": "", "inputs": "", "prefix": "", "layout": "", "keys": "Ks = K\nVs = V", "score": "causal(q @ transpose(Ks) / sqrt(Dh))"}
 	var dh string
@@ -133,6 +134,15 @@ func DecLayer(variant string) (*ir.Graph, error) {
 		subs["dims"] = ", L"
 		subs["prefix"] = "state prefix : bf16[2, 1, G, L, Dh]"
 		subs["keys"] = "pk, pv = split(prefix, [1, 1], axis=0)\nKs = concat(reshape(pk, [1, G, L, Dh]), K, axis=2)\nVs = concat(reshape(pv, [1, G, L, Dh]), V, axis=2)"
+		if d, ok := strings.CutPrefix(dh, "ragged"); ok {
+			dh = d
+			subs["inputs"] = "input kv_indptr : i32[B + 1]"
+			subs["layout"] = "@ ragged(indptr=kv_indptr)"
+		}
+		if d, ok := strings.CutPrefix(dh, "win"); ok {
+			dh = d
+			subs["score"] = "window(q @ transpose(Ks) / sqrt(Dh), 1000)"
+		}
 	case strings.HasPrefix(variant, "sc"):
 		dh = strings.TrimPrefix(variant, "sc")
 		subs["score"] = "causal(softcap(q @ transpose(Ks) / sqrt(Dh), 30))"
@@ -156,7 +166,9 @@ func DecLayer(variant string) (*ir.Graph, error) {
 // decCases are the decode attention cases: contexts of 1, 17, 4097 and
 // 100003 keys, batches of mixed lengths (ragged and paged caches draw a
 // length per sequence), every page size, head dims 64, 128 and 256,
-// softcap, window and cascade.
+// softcap, window and cascade: shared prefixes of 1, 17, 4097 and other
+// lengths, at head dims 64 to 256, S = 2, a batch of several row blocks,
+// own caches of ragged lengths, a window reaching into the prefix.
 func decCases(r func(lo, hi int64) int64) []struct {
 	variant string
 	dims    map[string]int64
@@ -176,6 +188,12 @@ func decCases(r func(lo, hi int64) int64) []struct {
 		{"win128", map[string]int64{"B": 2, "S": 1, "T": r(3000, 5000)}},
 		{"ragged128", map[string]int64{"B": 5, "S": 1, "T": r(2000, 4000)}},
 		{"cascade128", map[string]int64{"B": 4, "S": 1, "T": r(100, 600), "L": r(500, 1500)}},
+		{"cascade128", map[string]int64{"B": 3, "S": 2, "T": r(100, 600), "L": 4097}},
+		{"cascade128", map[string]int64{"B": 40, "S": 1, "T": r(100, 300), "L": 4097}},
+		{"cascade64", map[string]int64{"B": 6, "S": 1, "T": r(100, 600), "L": 17}},
+		{"cascade256", map[string]int64{"B": 3, "S": 1, "T": r(100, 600), "L": 1}},
+		{"cascaderagged128", map[string]int64{"B": 5, "S": 1, "T": r(200, 1200), "L": r(500, 1500)}},
+		{"cascadewin128", map[string]int64{"B": 3, "S": 1, "T": r(100, 600), "L": r(2000, 3000)}},
 	}
 	for _, p := range decPages {
 		out = append(out, dc{fmt.Sprintf("paged%d", p), map[string]int64{"B": 3, "S": 1, "T": r(200, 3000)}})

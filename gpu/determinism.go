@@ -16,11 +16,22 @@ const DeterminismBatch = 4
 type DeterminismCase struct {
 	Variant string // a DecLayer
 	T       int64
+	L       int64 // a cascade's shared prefix
+}
+
+// Dims are the case's dims at batch b.
+func (c DeterminismCase) Dims(b int64) map[string]int64 {
+	d := map[string]int64{"B": b, "S": 1, "T": c.T}
+	if c.L > 0 {
+		d["L"] = c.L
+	}
+	return d
 }
 
 // DeterminismCases are the determinism test's layers: contiguous caches of
-// many splits and of one, a paged cache of mixed lengths.
-var DeterminismCases = []DeterminismCase{{"c128", 5000}, {"c128", 70}, {"paged16", 3000}}
+// many splits and of one, a paged cache of mixed lengths, a cascade whose
+// shared prefix takes several splits.
+var DeterminismCases = []DeterminismCase{{"c128", 5000, 0}, {"c128", 70, 0}, {"paged16", 3000, 0}, {"cascade128", 3000, 4097}}
 
 // DeterminismPlans plans case c at batch DeterminismBatch and for its
 // sequence 0 alone (decode split fixed at splitKeys when positive), with
@@ -30,7 +41,7 @@ func DeterminismPlans(c DeterminismCase, splitKeys int64) (big, one *Plan, bigIn
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	if big, err = NewPlanSplit(g, map[string]int64{"B": DeterminismBatch, "S": 1, "T": c.T}, true, splitKeys); err != nil {
+	if big, err = NewPlanSplit(g, c.Dims(DeterminismBatch), true, splitKeys); err != nil {
 		return nil, nil, nil, nil, err
 	}
 	if bigIn, err = interp.RandomInputs(g, big.Dims, 77); err != nil {
@@ -43,13 +54,16 @@ func DeterminismPlans(c DeterminismCase, splitKeys int64) (big, one *Plan, bigIn
 // firstSequence plans the layer for sequence 0 alone and cuts its inputs
 // out of the batch's: the leading (batch) axis of q, k and v, axis 1 of a
 // contiguous cache [2, B, ...]; a paged cache keeps its pool, with the
-// page table of sequence 0.
+// page table of sequence 0; a cascade's prefix is shared as it is.
 func firstSequence(big *Plan, in map[string]*interp.Tensor, sk int64) (*Plan, map[string]*interp.Tensor, error) {
 	nb := int(big.Dims["B"])
 	out := map[string]*interp.Tensor{}
 	dims := map[string]int64{"B": 1, "S": big.Dims["S"], "T": big.Dims["T"]}
 	for name, t := range in {
 		switch name {
+		case "prefix":
+			out[name] = t
+			dims["L"] = big.Dims["L"]
 		case "q", "k", "v", "kv_last":
 			n := len(t.Data) / nb
 			sh := append([]int{1}, t.Shape[1:]...)

@@ -12,15 +12,19 @@ import (
 
 // TestDeterministicDecode checks decode attention's deterministic mode (a
 // fixed split size, passes.Options.DecodeSplitKeys) bit for bit: sequence
-// 0 of a batch of 4 with ragged lengths (paged cache) and of a contiguous
-// batch of 4 gives the same output bytes as the same sequence run alone,
-// although the launch plans differ (grids, workspaces); it logs whether
-// the default split happens to agree too.
+// 0 of a batch of 4 with ragged lengths (paged cache), of a contiguous
+// batch of 4 and of a cascade's batch of 4 (its shared prefix attended
+// once for the batch) gives the same output bytes as the same sequence
+// run alone, although the launch plans differ (grids, workspaces); it logs
+// whether the default split happens to agree too.
 func TestDeterministicDecode(t *testing.T) {
 	dev, _ := testDevice(t)
 	for _, tc := range DeterminismCases {
 		for _, sk := range []int64{DeterministicSplitKeys, 0} {
 			name := fmt.Sprintf("%s/T=%d/split-keys=%d", tc.Variant, tc.T, sk)
+			if tc.L > 0 {
+				name = fmt.Sprintf("%s/T=%d,L=%d/split-keys=%d", tc.Variant, tc.T, tc.L, sk)
+			}
 			t.Run(name, func(t *testing.T) {
 				release, err := dev.Ctx.Bind()
 				if err != nil {
