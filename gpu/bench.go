@@ -92,6 +92,19 @@ extern "C" __global__ void __launch_bounds__(256) fz_mma_peak(float* out, int it
 }
 `
 
+// HoldSource is a kernel that keeps the stream busy: one thread spins on
+// the global timer for ns nanoseconds. Launched ahead of timed launches it
+// lets the host queue them all before the first starts, so that the
+// events time the GPU's work and not the host's launch rate.
+const HoldSource = `extern "C" __global__ void fz_hold(unsigned long long ns) {
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  } while (t - t0 < ns);
+}
+`
+
 // MMAPeakFlops is the work of fz_mma_peak: 2·16·8·16 FLOPs per mma, four
 // per iteration and warp.
 func MMAPeakFlops(blocks, threads, iters int64) int64 {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/ir/interp"
@@ -17,7 +18,8 @@ import (
 // BenchOptions control the timing loops.
 type BenchOptions struct {
 	// Warmup launches before timing, Reps timed launches (each between two
-	// CUDA events; the median is reported).
+	// CUDA events, all queued behind a hold kernel so that the GPU runs
+	// them back to back; the median is reported).
 	Warmup, Reps int
 	// Seed seeds the random leaves.
 	Seed int64
@@ -140,6 +142,9 @@ func (b *Bench) time(f func(rep int) error) (median, minimum float64, err error)
 		return 0, 0, err
 	}
 	defer free()
+	if err := b.hold(n); err != nil {
+		return 0, 0, err
+	}
 	for i := range n {
 		if err := start[i].Record(s); err != nil {
 			return 0, 0, err
@@ -164,6 +169,23 @@ func (b *Bench) time(f func(rep int) error) (median, minimum float64, err error)
 	}
 	slices.Sort(us)
 	return us[n/2], us[0], nil
+}
+
+// holdPerRep is how long the hold kernel waits per timed repetition: more
+// than the host takes to queue one (two event records and the launches).
+const holdPerRep = 50 * time.Microsecond
+
+// hold launches HoldSource's kernel for reps repetitions' worth of queueing.
+func (b *Bench) hold(reps int) error {
+	m, err := b.D.Module(HoldSource)
+	if err != nil {
+		return fmt.Errorf("hold kernel: %w", err)
+	}
+	k, err := m.Kernel("fz_hold")
+	if err != nil {
+		return err
+	}
+	return runtime.Launch(k, [3]int64{1, 1, 1}, 32, 0, b.D.Stream, int64(time.Duration(reps)*holdPerRep))
 }
 
 // MeasureCeilings measures the copy bandwidth and the GEMM rates.

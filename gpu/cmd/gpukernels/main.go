@@ -126,6 +126,7 @@ func run(out string, seed int64, bench string, splitKeys []int64, jobs int) erro
 	}
 	srcs := gpu.Sources(plans...)
 	srcs[gpu.ImageKey(gpu.MMAPeakSource)] = gpu.MMAPeakSource
+	srcs[gpu.ImageKey(gpu.HoldSource)] = gpu.HoldSource
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
