@@ -65,6 +65,10 @@ func overlaps(a, b [2]int) bool { return a[0] <= b[1] && b[0] <= a[1] }
 // fills the 264 block slots (132 SMs × 2 blocks of the d=128 ring), more
 // for longer contexts at batch 1, capped so every split streams at least
 // 256 keys; one launch (the last split merges); prefill is tiled instead.
+// A decode grid of at most one block an SM gets the deeper ring (6 stages
+// of 4 warps × 16 keys × 2 rows × 136 elements × 2 bytes, plus the query
+// tile of 16 rows: 213248 bytes), others the ring two blocks share (3
+// stages: 108800).
 func TestSplitKV(t *testing.T) {
 	g := load(t, specs.Default)
 	tests := []struct {
@@ -72,14 +76,16 @@ func TestSplitKV(t *testing.T) {
 		variant  string
 		splits   int64
 		launches int
+		smem     int64
 	}{
-		{1, 1, 4096, "decode", 17, 1},   // 8 (seq, kv-head) pairs: 264/8 splits, capped by 4097/256
-		{1, 1, 131072, "decode", 33, 1}, // long context: 264/8 splits
-		{16, 1, 8192, "decode", 2, 1},   // 128 pairs: 264/128 → 2
-		{64, 1, 4096, "decode", 1, 1},   // 512 pairs already fill the GPU: no split
-		{1, 1, 100, "decode", 1, 1},     // 101 keys: one split
-		{1, 1, 300, "decode", 2, 1},     // 301 keys: 2 splits of at least 256
-		{2, 512, 0, "prefill", 1, 1},
+		{1, 1, 4096, "decode", 17, 1, 108800},   // 8 (seq, kv-head) pairs: 264/8 splits, capped by 4097/256: 136 blocks
+		{1, 1, 4095, "decode", 16, 1, 213248},   // 4096 keys: 16 splits, 128 blocks
+		{1, 1, 131072, "decode", 33, 1, 108800}, // long context: 264/8 splits
+		{16, 1, 8192, "decode", 2, 1, 108800},   // 128 pairs: 264/128 → 2
+		{64, 1, 4096, "decode", 1, 1, 108800},   // 512 pairs already fill the GPU: no split
+		{1, 1, 100, "decode", 1, 1, 213248},     // 101 keys: one split
+		{1, 1, 300, "decode", 2, 1, 213248},     // 301 keys: 2 splits of at least 256
+		{2, 512, 0, "prefill", 1, 1, 0},
 	}
 	for _, tt := range tests {
 		st, err := passes.Run(g, passes.Fused, passes.Options{Dims: map[string]int64{"B": tt.b, "S": tt.s, "T": tt.t}})
@@ -91,8 +97,8 @@ func TestSplitKV(t *testing.T) {
 				continue
 			}
 			l := k.Launch
-			if l.Variant != tt.variant || l.Splits != tt.splits || l.Launches != tt.launches {
-				t.Errorf("B=%d S=%d T=%d: %s splits %d launches %d, want %s %d %d", tt.b, tt.s, tt.t, l.Variant, l.Splits, l.Launches, tt.variant, tt.splits, tt.launches)
+			if l.Variant != tt.variant || l.Splits != tt.splits || l.Launches != tt.launches || l.SharedBytes != tt.smem {
+				t.Errorf("B=%d S=%d T=%d: %s splits %d launches %d smem %d, want %s %d %d %d", tt.b, tt.s, tt.t, l.Variant, l.Splits, l.Launches, l.SharedBytes, tt.variant, tt.splits, tt.launches, tt.smem)
 			}
 		}
 	}

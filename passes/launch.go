@@ -110,6 +110,10 @@ func attentionLaunch(s *State, n *ir.Node, eval func(ir.Dim) int64) *plan.Launch
 		case units < slots:
 			splits = max(1, min(slots/max(units, 1), ceilDiv(tk, minSplitTokens)))
 		}
+		if units*splits <= s.Target.SMs {
+			// One block an SM: the deeper ring.
+			_, smem = plan.DecodeRingSolo(dh, decodeBlock)
+		}
 		l := &plan.Launch{Variant: "decode", Grid: [3]int64{splits, g, b}, Block: decodeBlock, SharedBytes: smem, Launches: 1, Splits: splits, SplitKeys: chunk, Tile: [2]int64{sq * group, plan.DecodeTileKeys}}
 		if dt := n.Args[0].Type.DType; dt != ir.BF16 && dt != ir.F16 {
 			// codegen/cuda's CUDA-core kernel (other dtypes): static shared

@@ -41,6 +41,17 @@ func DecodeRing(dh int64, block int) (stages, bytes int64) {
 	return stages, stages*st + decodeQueryBytes(dh)
 }
 
+// DecodeRingSolo is the ring of a decode launch whose blocks all fit one
+// to an SM: as many stages as the SM's shared memory holds (up to the
+// maximum), so that a warp's tiles of a short split are all in flight at
+// once.
+func DecodeRingSolo(dh int64, block int) (stages, bytes int64) {
+	warps := max(int64(block)/32, 1)
+	st := decodeStageBytes(dh) * warps
+	stages = min(max((smPerSMShared-blockReserved-decodeQueryBytes(dh))/st, decodeMinStages), decodeMaxStages)
+	return stages, stages*st + decodeQueryBytes(dh)
+}
+
 // DecodeStages is the stage count of a launch with sharedBytes of dynamic
 // shared memory: 0 when that is not a whole ring of at least two stages.
 func DecodeStages(dh int64, block int, sharedBytes int64) int64 {

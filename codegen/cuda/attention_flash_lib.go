@@ -112,6 +112,15 @@ FZ_DEV void fz_att_qk(float (&s)[BC / 8][4], const u32 (&qf)[DP / 16][4], const 
   }
 }
 
+// fz_att_qfrag loads the A fragments of the 16 query rows in shared
+// memory q (rows of DP + 8 elements) with ldmatrix.
+template <int DP> FZ_DEV void fz_att_qfrag(u32 (&qf)[DP / 16][4], const u16* q, int lane) {
+  constexpr int LDS = DP + 8;
+  const u32 qb = fz_smem_addr(q + ((lane & 7) + (((lane >> 3) & 1) << 3)) * LDS + ((lane >> 4) << 3));
+#pragma unroll
+  for (int kk = 0; kk < DP / 16; kk++) fz_att_ldsm4(qf[kk], qb + 2 * kk * 16, false);
+}
+
 // fz_att_qks is fz_att_qk with the 16 query rows in shared memory (rows
 // of DP + 8 elements), their A fragments loaded with ldmatrix per k step
 // instead of held in registers.
@@ -143,37 +152,47 @@ FZ_DEV void fz_att_qks(float (&s)[BC / 8][4], const u16* q, const u16* k, int la
 // mask is a function of the distance query position - key position), the new
 // running max m (reduced over the quad sharing a row), the rescaling of l
 // and of the output o, and the probabilities as A fragments p for P·V.
-// l stays a per-thread partial sum until fz_att_lsum.
+// l stays a per-thread partial sum until fz_att_lsum. With lazy, the warp
+// keeps its running maxima (and skips the rescaling) unless a row's max
+// grows past it by more than 2^8: the probabilities stay below 256, and o
+// and l are relative to whichever max m holds, so the result is the same.
 template <int BC, int NO, bool BF, class C>
 FZ_DEV void fz_att_online(const C& c, float (&s)[BC / 8][4], float (&m)[2], float (&l)[2], float (&o)[NO][4],
-                          u32 (&p)[BC / 16][4], const i64 (&pos)[2], i64 k0, i64 jend, bool mask, int tq) {
-  // The mask in tile-relative ints: the distance of the query to the
-  // tile's first key, clamped, and the keys of the tile that exist.
-  const i64 lim = 1 << 30;
-  const int d0 = (int)fz_max64(-lim, fz_min64(lim, pos[0] - k0)), d1 = (int)fz_max64(-lim, fz_min64(lim, pos[1] - k0));
-  const int nk = (int)fz_min64(BC, jend - k0);
+                          u32 (&p)[BC / 16][4], const i64 (&pos)[2], i64 k0, i64 jend, bool mask, int tq, bool lazy = false) {
 #pragma unroll
   for (int n = 0; n < BC / 8; n++) {
 #pragma unroll
-    for (int e = 0; e < 4; e++) {
-      float x = c.smod(s[n][e]);
-      if (mask) {
+    for (int e = 0; e < 4; e++) s[n][e] = c.smod(s[n][e]);
+  }
+  if (mask) {
+    // The mask in tile-relative ints: the distance of the query to the
+    // tile's first key, clamped, and the keys of the tile that exist.
+    const i64 lim = 1 << 30;
+    const int d0 = (int)fz_max64(-lim, fz_min64(lim, pos[0] - k0)), d1 = (int)fz_max64(-lim, fz_min64(lim, pos[1] - k0));
+    const int nk = (int)fz_min64(BC, jend - k0);
+#pragma unroll
+    for (int n = 0; n < BC / 8; n++) {
+#pragma unroll
+      for (int e = 0; e < 4; e++) {
         const int jj = n * 8 + tq * 2 + (e & 1);
-        if (jj >= nk || !c.visible((e >> 1 ? d1 : d0) - jj)) x = -FZ_INF;
+        if (jj >= nk || !c.visible((e >> 1 ? d1 : d0) - jj)) s[n][e] = -FZ_INF;
       }
-      s[n][e] = x;
     }
   }
+  float mt[2];
 #pragma unroll
   for (int h = 0; h < 2; h++) {
     float mx = m[h];
 #pragma unroll
     for (int n = 0; n < BC / 8; n++) mx = fmaxf(mx, fmaxf(s[n][2 * h], s[n][2 * h + 1]));
     mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+    mt[h] = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+  }
+  const bool up = !lazy || __any_sync(0xffffffffu, mt[0] > m[0] + 8.f || mt[1] > m[1] + 8.f);
+#pragma unroll
+  for (int h = 0; h < 2; h++) {
+    const float mx = up ? mt[h] : m[h];
     const float mu = mx == -FZ_INF ? 0.f : mx;
-    const float alpha = fz_att_ex2(m[h] - mu);
-    m[h] = mx;
     float sum = 0.f;
 #pragma unroll
     for (int n = 0; n < BC / 8; n++) {
@@ -181,9 +200,15 @@ FZ_DEV void fz_att_online(const C& c, float (&s)[BC / 8][4], float (&m)[2], floa
       s[n][2 * h + 1] = fz_att_ex2(s[n][2 * h + 1] - mu);
       sum += s[n][2 * h] + s[n][2 * h + 1];
     }
-    l[h] = l[h] * alpha + sum;
+    if (up) {
+      const float alpha = fz_att_ex2(m[h] - mu);
+      m[h] = mx;
+      l[h] = l[h] * alpha + sum;
 #pragma unroll
-    for (int i = 0; i < NO; i++) { o[i][2 * h] *= alpha; o[i][2 * h + 1] *= alpha; }
+      for (int i = 0; i < NO; i++) { o[i][2 * h] *= alpha; o[i][2 * h + 1] *= alpha; }
+    } else {
+      l[h] += sum;
+    }
   }
 #pragma unroll
   for (int kk = 0; kk < BC / 16; kk++) {
@@ -238,31 +263,70 @@ FZ_DEV void fz_att_cp(u16* dst, const u16* src, int n) {
   *(uint4*)dst = make_uint4(x[0], x[1], x[2], x[3]);
 }
 
-// fz_att_wtile is one warp's load of a decode tile: the K rows (to sk) and
-// V rows (to sv) of keys j0 .. j0 + 15 of sequence b, kv head g; zeros for
-// keys at jend or later and for dims past DH. Lane l copies the 16-byte
-// chunks l, l + 32, ... of the tile, so the 16 lanes of a row read its
-// bytes back to back and each row address is computed once per tile. The
-// caller commits the group.
-template <int DH, int DP, class C>
-FZ_DEV void fz_att_wtile(const C& c, u16* sk, u16* sv, int lane, i64 b, i64 g, i64 npre, i64 j0, i64 jend) {
+// fz_att_cps is one 16-byte cp.async to shared address sa of bytes (0 or
+// 16) at g, zero-filled past them.
+FZ_DEV void fz_att_cps(u32 sa, const void* g, int bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"(sa), "l"(g), "r"(bytes));
+}
+
+// fz_att_lrow is a lane's row of a decode tile: lane l addresses key
+// j0 + l % 16 of K (l < 16) or V (l >= 16). A key at jend or later takes the
+// tile's last existing key's row and is marked missing, so that its copies
+// zero-fill.
+struct fz_att_lrow {
+  const u16* p;
+  bool ok;
+};
+
+// fz_att_lanerow addresses the lane's row of the tile of keys j0 .. j0 + 15
+// (j0 < jend) of sequence b, kv head g: one row lookup per tile and lane
+// (for a paged cache, one page-table read), made a tile ahead of the copy.
+template <class C>
+FZ_DEV fz_att_lrow fz_att_lanerow(const C& c, int lane, i64 b, i64 g, i64 npre, i64 j0, i64 jend) {
+  const i64 j = j0 + (lane & 15), jj = j < jend ? j : jend - 1;
+  return {c.row(lane >> 4, b, g, jj, npre), j < jend};
+}
+
+// fz_att_wtile is one warp's load of a decode tile from the lanes' rows r
+// (fz_att_lanerow) to sk (K) and sv (V). Lane l copies the 16-byte chunks
+// l, l + 32, ... of each, so that every copy instruction reads whole rows
+// back to back; the row addresses come from the lanes holding them
+// (shuffles). Rows that are all 16-byte aligned, of a head dim that is a
+// multiple of 16 (and divides 256), go by cp.async with the missing rows
+// zero-filled; others chunk by chunk with zeros past DH. The caller commits
+// the group.
+template <int DH, int DP>
+FZ_DEV void fz_att_wtile(const fz_att_lrow& r, u16* sk, u16* sv, int lane) {
   constexpr int CH = DP / 8, LDS = DP + 8, NE = 16 * CH;
-#pragma unroll 2
+  if (DH == DP && 32 % CH == 0 && __all_sync(0xffffffffu, fz_aligned(r.p, 16))) {
+    // The row address with bit 0 set for a missing row (aligned: free).
+    const u64 pm = (u64)r.p | (r.ok ? 0u : 1u);
+    const u32 sa = fz_smem_addr(sk + (lane / CH) * LDS + (lane % CH) * 8), sb = fz_smem_addr(sv + (lane / CH) * LDS + (lane % CH) * 8);
+#pragma unroll
+    for (int e0 = 0; e0 < NE; e0 += 32) {
+      const int row = (e0 + lane) / CH, off = (e0 / CH) * LDS * 2;
+      const u64 k = __shfl_sync(0xffffffffu, pm, row), v = __shfl_sync(0xffffffffu, pm, 16 + row);
+      const int ch = ((e0 + lane) % CH) * 8;
+      fz_att_cps(sa + off, (const u16*)(k & ~(u64)1) + ch, k & 1 ? 0 : 16);
+      fz_att_cps(sb + off, (const u16*)(v & ~(u64)1) + ch, v & 1 ? 0 : 16);
+    }
+    return;
+  }
+#pragma unroll 1
   for (int e0 = 0; e0 < NE; e0 += 32) {
-    const int e = e0 + lane;
-    if (NE % 32 == 0 || e < NE) {
-      const int r = e / CH, ch = e - r * CH;
-      const i64 j = j0 + r;
-      const int n = DH - ch * 8 < 8 ? DH - ch * 8 : 8;
-      u16* dk = sk + r * LDS + ch * 8;
-      u16* dv = sv + r * LDS + ch * 8;
-      if (j < jend && n > 0) {
-        fz_att_cp(dk, c.row(0, b, g, j, npre) + ch * 8, n);
-        fz_att_cp(dv, c.row(1, b, g, j, npre) + ch * 8, n);
-      } else {
-        *(uint4*)dk = make_uint4(0u, 0u, 0u, 0u);
-        *(uint4*)dv = make_uint4(0u, 0u, 0u, 0u);
-      }
+    const int e = e0 + lane, row = e / CH, ch = e - row * CH, n = DH - ch * 8 < 8 ? DH - ch * 8 : 8;
+    const u16* const k = (const u16*)__shfl_sync(0xffffffffu, (u64)r.p, row & 15);
+    const u16* const v = (const u16*)__shfl_sync(0xffffffffu, (u64)r.p, 16 + (row & 15));
+    const bool ok = __shfl_sync(0xffffffffu, r.ok, row & 15);
+    if (e >= NE) continue;
+    u16* const dk = sk + row * LDS + ch * 8;
+    u16* const dv = sv + row * LDS + ch * 8;
+    if (ok && n > 0) {
+      fz_att_cp(dk, k + ch * 8, n);
+      fz_att_cp(dv, v + ch * 8, n);
+    } else {
+      *(uint4*)dk = make_uint4(0u, 0u, 0u, 0u);
+      *(uint4*)dv = make_uint4(0u, 0u, 0u, 0u);
     }
   }
 }
@@ -341,32 +405,47 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
 #pragma unroll
           for (int i = 0; i < NN; i++) { o[i][0] = 0.f; o[i][1] = 0.f; o[i][2] = 0.f; o[i][3] = 0.f; }
           __syncthreads(); // the shared memory's last readers are done
-          // The query rows to shared memory (zeros past R and DH).
+          // The first tiles in flight, then the query rows to shared memory
+          // (zeros past R and DH) while they load. Each tile's rows are
+          // addressed a tile ahead of its copy (nx), so that a page-table
+          // read overlaps the tile before.
+          const auto tile0 = [&](int i) { return j0 + (i64)(warp + i * NW) * 16; };
+          fz_att_lrow nx = {};
+#pragma unroll
+          for (int i = 0; i < NSTG - 1; i++) {
+            if (i < mine) fz_att_wtile<DH, DP>(fz_att_lanerow(c, lane, b, g, npre, tile0(i), j1), st + i * WST, st + i * WST + 16 * LDS, lane);
+            fz_cp_commit();
+          }
+          if (NSTG - 1 < mine) nx = fz_att_lanerow(c, lane, b, g, npre, tile0(NSTG - 1), j1);
           for (int e = threadIdx.x; e < 16 * (DP / 2); e += NT) {
             const int r = e / (DP / 2), d = 2 * (e - r * (DP / 2));
             const i64 rr = rt + r;
             const u16* qp = rr < R ? c.qrow(b, g * C::GRP + rr / S, rr % S) : (const u16*)0;
             *(u32*)(sq + r * LDS + d) = fz_att_ld2<DH>(qp, d);
           }
-#pragma unroll
-          for (int i = 0; i < NSTG - 1; i++) {
-            if (i < mine) fz_att_wtile<DH, DP>(c, st + i * WST, st + i * WST + 16 * LDS, lane, b, g, npre, j0 + (i64)(warp + i * NW) * 16, j1);
-            fz_cp_commit();
-          }
           __syncthreads(); // the query rows
+          // Up to a head dim of 128 the query's A fragments stay in
+          // registers; past it they are read from shared memory per tile.
+          constexpr bool QREG = DP <= 128;
+          u32 qf[QREG ? DP / 16 : 1][4];
+          if constexpr (QREG) fz_att_qfrag<DP>(qf, sq, lane);
           int cur = 0, nxt = NSTG - 1;
           for (int i = 0; i < mine; i++) {
-            if (i + NSTG - 1 < mine) fz_att_wtile<DH, DP>(c, st + nxt * WST, st + nxt * WST + 16 * LDS, lane, b, g, npre, j0 + (i64)(warp + (i + NSTG - 1) * NW) * 16, j1);
+            if (i + NSTG - 1 < mine) {
+              fz_att_wtile<DH, DP>(nx, st + nxt * WST, st + nxt * WST + 16 * LDS, lane);
+              if (i + NSTG < mine) nx = fz_att_lanerow(c, lane, b, g, npre, tile0(i + NSTG), j1);
+            }
             fz_cp_commit();
             fz_cp_wait<NSTG - 1>();
             __syncwarp();
             const u16* sk = st + cur * WST;
-            const i64 k0 = j0 + (i64)(warp + i * NW) * 16;
+            const i64 k0 = tile0(i);
             float s[2][4];
             u32 p[1][4];
-            fz_att_qks<DP, 16, BF>(s, sq, sk, lane);
+            if constexpr (QREG) fz_att_qk<DP, 16, BF>(s, qf, sk, lane);
+            else fz_att_qks<DP, 16, BF>(s, sq, sk, lane);
             const bool mask = k0 + 16 > j1 || c.tile_masked(ntot - S, ntot - 1, k0, k0 + 16);
-            fz_att_online<16, NN, BF>(c, s, m, l, o, p, pos, k0, j1, mask, tq);
+            fz_att_online<16, NN, BF>(c, s, m, l, o, p, pos, k0, j1, mask, tq, true);
             fz_att_pv<DP, 16, NPAIR, BF>(o, p, sk + 16 * LDS, lane, 0, 1);
             __syncwarp();
             cur = cur + 1 == NSTG ? 0 : cur + 1;
@@ -428,7 +507,7 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
           for (int e = threadIdx.x; e < nr * DH2; e += NT) {
             const int r = e / DH2, d = 2 * (e - r * DH2);
             float mx = -FZ_INF, ls = 0.f, a0 = 0.f, a1 = 0.f;
-#pragma unroll 4
+#pragma unroll 8
             for (i64 s = 0; s < psl + nsp; s++) {
               const float* pp = pb + (s * R + r) * (DH + 2);
               const float ms = fz_att_ldcg(pp), lsp = fz_att_ldcg(pp + 1), o0 = fz_att_ldcg(pp + 2 + d), o1 = d + 1 < DH ? fz_att_ldcg(pp + 3 + d) : 0.f;
