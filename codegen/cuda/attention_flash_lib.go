@@ -405,10 +405,18 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
 #pragma unroll
           for (int i = 0; i < NN; i++) { o[i][0] = 0.f; o[i][1] = 0.f; o[i][2] = 0.f; o[i][3] = 0.f; }
           __syncthreads(); // the shared memory's last readers are done
-          // The first tiles in flight, then the query rows to shared memory
-          // (zeros past R and DH) while they load. Each tile's rows are
-          // addressed a tile ahead of its copy (nx), so that a page-table
-          // read overlaps the tile before.
+          // The query rows to shared memory (zeros past R and DH) in 16-byte
+          // chunks, by cp.async where whole and aligned: they join the
+          // first tile's group, so that their latency overlaps the first
+          // tiles'. Each tile's rows are addressed a tile ahead of its copy
+          // (nx), so that a page-table read overlaps the tile before.
+          for (int e = threadIdx.x; e < 16 * (DP / 8); e += NT) {
+            const int r = e / (DP / 8), ch = e - r * (DP / 8), n = DH - ch * 8 < 8 ? DH - ch * 8 : 8;
+            const i64 rr = rt + r;
+            u16* const dq = sq + r * LDS + ch * 8;
+            if (rr < R && n > 0) fz_att_cp(dq, c.qrow(b, g * C::GRP + rr / S, rr % S) + ch * 8, n);
+            else *(uint4*)dq = make_uint4(0u, 0u, 0u, 0u);
+          }
           const auto tile0 = [&](int i) { return j0 + (i64)(warp + i * NW) * 16; };
           fz_att_lrow nx = {};
 #pragma unroll
@@ -417,12 +425,7 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
             fz_cp_commit();
           }
           if (NSTG - 1 < mine) nx = fz_att_lanerow(c, lane, b, g, npre, tile0(NSTG - 1), j1);
-          for (int e = threadIdx.x; e < 16 * (DP / 2); e += NT) {
-            const int r = e / (DP / 2), d = 2 * (e - r * (DP / 2));
-            const i64 rr = rt + r;
-            const u16* qp = rr < R ? c.qrow(b, g * C::GRP + rr / S, rr % S) : (const u16*)0;
-            *(u32*)(sq + r * LDS + d) = fz_att_ld2<DH>(qp, d);
-          }
+          fz_cp_wait<NSTG - 2>(); // the query rows' group
           __syncthreads(); // the query rows
           // Up to a head dim of 128 the query's A fragments stay in
           // registers; past it they are read from shared memory per tile.
