@@ -9,6 +9,25 @@ import (
 	"github.com/fuser-dev/fuser/plan"
 )
 
+// planCosts parses src, plans it fused with opt and returns the plan's
+// state and its costs at opt.Dims.
+func planCosts(t *testing.T, src string, opt passes.Options) (*passes.State, []plan.Cost) {
+	t.Helper()
+	g, err := ir.Parse("cost.fu", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := passes.Run(g, passes.Fused, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := st.Plan.Costs(opt.Dims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, cs
+}
+
 // TestPrefillL2Window checks the K/V re-streaming model of prefill
 // attention with causal and sliding-window tile skipping: query block i of
 // Br rows streams the keys between its first query's window start and its
@@ -23,20 +42,8 @@ input  v : bf16[1, 1, N, Dh]
 output o : bf16[1, 1, N, Dh]
 o = softmax(window(q @ transpose(k) * 0.125, 300), axis=-1) @ v
 `
-	g, err := ir.Parse("swa.fu", src)
-	if err != nil {
-		t.Fatal(err)
-	}
 	const n, br, w, row = 1000, 128, 300, 2 * 64 * 2
-	dims := map[string]int64{"N": n}
-	st, err := passes.Run(g, passes.Fused, passes.Options{Dims: dims})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := st.Plan.Costs(dims)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, cs := planCosts(t, src, passes.Options{Dims: map[string]int64{"N": n}})
 	var streamed int64
 	for start := int64(0); start < n; start += br {
 		hi := min(start+br, n)
@@ -67,19 +74,7 @@ param  w : bf16[4096, 256]
 output y : bf16[M, 256]
 y = a @ w
 `
-	g, err := ir.Parse("proj.fu", src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dims := map[string]int64{"M": 3}
-	st, err := passes.Run(g, passes.Fused, passes.Options{Dims: dims})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := st.Plan.Costs(dims)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, cs := planCosts(t, src, passes.Options{Dims: map[string]int64{"M": 3}})
 	l := st.Plan.Kernels[0].Launch
 	// 256 columns are 8 GEMV blocks, far from 132 SMs: split K = 4096 into
 	// min(ceil(132/8), 4096/512) = 8.
@@ -135,18 +130,7 @@ o = softmax(causal(q @ transpose(Ka) / sqrt(Dh)), axis=-1) @ Va
 		{"bf16", 512, 17, 16, 17, 2},
 		{"f32", 0, 1, 0, 2, 2},
 	} {
-		gr, err := ir.Parse("casc.fu", strings.ReplaceAll(src, "DT", tc.dtype))
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, err := passes.Run(gr, passes.Fused, passes.Options{Dims: dims, DecodeSplitKeys: tc.splitKeys})
-		if err != nil {
-			t.Fatal(err)
-		}
-		cs, err := st.Plan.Costs(dims)
-		if err != nil {
-			t.Fatal(err)
-		}
+		st, cs := planCosts(t, strings.ReplaceAll(src, "DT", tc.dtype), passes.Options{Dims: dims, DecodeSplitKeys: tc.splitKeys})
 		k, c := st.Plan.Kernels[len(st.Plan.Kernels)-1], cs[len(cs)-1]
 		l := k.Launch
 		if k.Strategy != plan.Attention || l.Splits != tc.splits || l.PrefixSplits != tc.prefix || c.Launches != tc.launches {

@@ -32,13 +32,23 @@ func decodeQueryBytes(dh int64) int64 {
 	return DecodeTileKeys * (dp + 8) * 2
 }
 
+// decodeBlockStage is one stage of a block's ring: a stage for each warp.
+func decodeBlockStage(dh int64, block int) int64 {
+	return decodeStageBytes(dh) * max(int64(block)/32, 1)
+}
+
+// decodeRingIn is the ring of as many stages as budget bytes hold, between
+// the minimum and the maximum, and its block's dynamic shared memory.
+func decodeRingIn(dh int64, block int, budget int64) (stages, bytes int64) {
+	st := decodeBlockStage(dh, block)
+	stages = min(max(budget/st, decodeMinStages), decodeMaxStages)
+	return stages, stages*st + decodeQueryBytes(dh)
+}
+
 // DecodeRing is the decode kernel's ring at head dim dh and block threads:
 // the stages per warp and the block's dynamic shared memory in bytes.
 func DecodeRing(dh int64, block int) (stages, bytes int64) {
-	warps := max(int64(block)/32, 1)
-	st := decodeStageBytes(dh) * warps
-	stages = min(max(decodeRingBudget/st, decodeMinStages), decodeMaxStages)
-	return stages, stages*st + decodeQueryBytes(dh)
+	return decodeRingIn(dh, block, decodeRingBudget)
 }
 
 // DecodeRingSolo is the ring of a decode launch whose blocks all fit one
@@ -46,17 +56,13 @@ func DecodeRing(dh int64, block int) (stages, bytes int64) {
 // maximum), so that a warp's tiles of a short split are all in flight at
 // once.
 func DecodeRingSolo(dh int64, block int) (stages, bytes int64) {
-	warps := max(int64(block)/32, 1)
-	st := decodeStageBytes(dh) * warps
-	stages = min(max((smPerSMShared-blockReserved-decodeQueryBytes(dh))/st, decodeMinStages), decodeMaxStages)
-	return stages, stages*st + decodeQueryBytes(dh)
+	return decodeRingIn(dh, block, smPerSMShared-blockReserved-decodeQueryBytes(dh))
 }
 
 // DecodeStages is the stage count of a launch with sharedBytes of dynamic
 // shared memory: 0 when that is not a whole ring of at least two stages.
 func DecodeStages(dh int64, block int, sharedBytes int64) int64 {
-	warps := max(int64(block)/32, 1)
-	st := decodeStageBytes(dh) * warps
+	st := decodeBlockStage(dh, block)
 	ring := sharedBytes - decodeQueryBytes(dh)
 	if ring <= 0 || ring%st != 0 || ring/st < decodeMinStages {
 		return 0
