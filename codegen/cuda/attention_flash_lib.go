@@ -263,12 +263,6 @@ FZ_DEV void fz_att_cp(u16* dst, const u16* src, int n) {
   *(uint4*)dst = make_uint4(x[0], x[1], x[2], x[3]);
 }
 
-// fz_att_cps is one 16-byte cp.async to shared address sa of bytes (0 or
-// 16) at g, zero-filled past them.
-FZ_DEV void fz_att_cps(u32 sa, const void* g, int bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"(sa), "l"(g), "r"(bytes));
-}
-
 // fz_att_lrow is a lane's row of a decode tile: lane l addresses key
 // j0 + l % 16 of K (l < 16) or V (l >= 16). A key at jend or later takes the
 // tile's last existing key's row and is marked missing, so that its copies
@@ -307,8 +301,8 @@ FZ_DEV void fz_att_wtile(const fz_att_lrow& r, u16* sk, u16* sv, int lane) {
       const int row = (e0 + lane) / CH, off = (e0 / CH) * LDS * 2;
       const u64 k = __shfl_sync(0xffffffffu, pm, row), v = __shfl_sync(0xffffffffu, pm, 16 + row);
       const int ch = ((e0 + lane) % CH) * 8;
-      fz_att_cps(sa + off, (const u16*)(k & ~(u64)1) + ch, k & 1 ? 0 : 16);
-      fz_att_cps(sb + off, (const u16*)(v & ~(u64)1) + ch, v & 1 ? 0 : 16);
+      fz_cp16s(sa + off, (const u16*)(k & ~(u64)1) + ch, k & 1 ? 0 : 16);
+      fz_cp16s(sb + off, (const u16*)(v & ~(u64)1) + ch, v & 1 ? 0 : 16);
     }
     return;
   }

@@ -242,10 +242,12 @@ FZ_DEV u32 fz_smem_addr(const void* p) { return (u32)__cvta_generic_to_shared(p)
 FZ_DEV void fz_cp16(void* smem, const void* g, bool pred) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"(fz_smem_addr(smem)), "l"(g), "r"(pred ? 16 : 0));
 }
-// fz_cp16b copies bytes (0 to 16) of a 16-byte chunk and zero-fills the rest.
-FZ_DEV void fz_cp16b(void* smem, const void* g, int bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"(fz_smem_addr(smem)), "l"(g), "r"(bytes));
+// fz_cp16s copies bytes (0 to 16) of a 16-byte chunk to shared address sa
+// and zero-fills the rest; fz_cp16b takes a generic pointer.
+FZ_DEV void fz_cp16s(u32 sa, const void* g, int bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"(sa), "l"(g), "r"(bytes));
 }
+FZ_DEV void fz_cp16b(void* smem, const void* g, int bytes) { fz_cp16s(fz_smem_addr(smem), g, bytes); }
 FZ_DEV void fz_cp_commit() { asm volatile("cp.async.commit_group;"); }
 template <int N> FZ_DEV void fz_cp_wait() { asm volatile("cp.async.wait_group %0;" :: "n"(N)); }
 FZ_DEV void fz_ldsm4(u32* r, const void* p) {
