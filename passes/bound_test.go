@@ -78,9 +78,11 @@ func TestSplitKV(t *testing.T) {
 		launches int
 		smem     int64
 	}{
-		{1, 1, 4096, "decode", 17, 1, 108800},   // 8 (seq, kv-head) pairs: 264/8 splits, capped by 4097/256: 136 blocks
+		{1, 1, 4096, "decode", 16, 1, 213248},   // 8 (seq, kv-head) pairs, at most half the SMs: 132/8 splits, one block an SM
 		{1, 1, 4095, "decode", 16, 1, 213248},   // 4096 keys: 16 splits, 128 blocks
-		{1, 1, 131072, "decode", 33, 1, 108800}, // long context: 264/8 splits
+		{1, 1, 131072, "decode", 16, 1, 213248}, // long context: 132/8 splits
+		{4, 1, 8192, "decode", 4, 1, 213248},    // 32 pairs: 132/32 → 4
+		{12, 1, 8192, "decode", 2, 1, 108800},   // 96 pairs, more than half the SMs: the block slots, 264/96 → 2, two blocks an SM
 		{16, 1, 8192, "decode", 2, 1, 108800},   // 128 pairs: 264/128 → 2
 		{64, 1, 4096, "decode", 1, 1, 108800},   // 512 pairs already fill the GPU: no split
 		{1, 1, 100, "decode", 1, 1, 213248},     // 101 keys: one split

@@ -98,6 +98,12 @@ func attentionLaunch(s *State, n *ir.Node, eval func(ir.Dim) int64) *plan.Launch
 		// keys through a ring of DecodeRing stages; the splits fill the
 		// SMs' block slots (blocks per SM × SMs) when the (sequence, kv
 		// head) pairs do not, keeping at least minSplitTokens keys a split.
+		// When the pairs are at most half the SMs, the splits fill the SMs
+		// one block each instead: the deeper ring of DecodeRingSolo keeps
+		// more of a block's tiles in flight, and half the partials leave
+		// less for the last split to merge (H200, B1 L32768: 42.6 to 44.0
+		// µs against 45.3 at two blocks an SM, see
+		// bench/results/2026-11-29-h200-decode-attention-3).
 		dh := eval(q[3])
 		_, smem := plan.DecodeRing(dh, decodeBlock)
 		slots := s.Target.SMs * plan.DecodeBlocksPerSM(dh, decodeBlock)
@@ -107,6 +113,8 @@ func attentionLaunch(s *State, n *ir.Node, eval func(ir.Dim) int64) *plan.Launch
 		case s.DecodeSplitKeys > 0:
 			chunk = (s.DecodeSplitKeys + plan.DecodeTileKeys - 1) / plan.DecodeTileKeys * plan.DecodeTileKeys
 			splits = max(1, ceilDiv(tk, chunk))
+		case 2*units <= s.Target.SMs:
+			splits = max(1, min(s.Target.SMs/max(units, 1), ceilDiv(tk, minSplitTokens)))
 		case units < slots:
 			splits = max(1, min(slots/max(units, 1), ceilDiv(tk, minSplitTokens)))
 		}

@@ -300,7 +300,61 @@ FZ_DEV void fz_att_wtile(const fz_att_lrow& r, u16* sk, u16* sv, int lane) {
   }
 }
 
+// fz_att_ldcg and fz_att_ldcg2 read one and two floats through L2 (where
+// other blocks wrote them); volatile, so that they stay after the fence of
+// fz_att_arrive.
 FZ_DEV float fz_att_ldcg(const float* p) { float v; asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(p)); return v; }
+FZ_DEV float2 fz_att_ldcg2(const float* p) { float2 v; asm volatile("ld.global.cg.v2.f32 {%0, %1}, [%2];" : "=f"(v.x), "=f"(v.y) : "l"(p)); return v; }
+
+// fz_att_arrive counts a block's arrival at ctr once all its threads'
+// partials are written (call it from one thread after a block barrier):
+// release, so the partials are visible before the count, and acquire, so
+// the block that counts last sees every other block's. Returns the count
+// before it.
+FZ_DEV unsigned int fz_att_arrive(unsigned int* ctr) {
+  unsigned int old;
+  asm volatile("fence.acq_rel.gpu;\n\tatom.relaxed.gpu.global.add.u32 %0, [%1], 1;\n\tfence.acq_rel.gpu;" : "=r"(old) : "l"(ctr) : "memory");
+  return old;
+}
+
+// fz_att_merge combines ns partials (m, l, unnormalised o: rows of DH + 2
+// floats, slot s of row r at pb + (s * R + r) * (DH + 2)) of nr rows into
+// the output rows of kv head g, sequence b (S queries a head), from row rt,
+// with the log-sum-exp merge in slot order. A thread takes four elements of
+// a row and runs the online merge over the slots in registers: the reads
+// of a slot do not depend on the slots before it, so that 16 slots' reads
+// are in flight at once (the merge's time is round trips to L2, not bytes).
+template <int DH, int NT, class C>
+FZ_DEV void fz_att_merge(const C& c, const float* pb, i64 ns, i64 R, i64 S, i64 rt, int nr, i64 b, i64 g) {
+  constexpr int RW = DH + 2, DQ = (DH + 3) / 4;
+  for (int e = threadIdx.x; e < nr * DQ; e += NT) {
+    const int r = e / DQ, d = 4 * (e - r * DQ);
+    float mx = -FZ_INF, ls = 0.f, a[4] = {0.f, 0.f, 0.f, 0.f};
+    const float* p = pb + r * RW;
+#pragma unroll 16
+    for (i64 s = 0; s < ns; s++, p += R * RW) {
+      const float2 ml = fz_att_ldcg2(p);
+      float o[4];
+      if (DH % 4 == 0) {
+        const float2 x = fz_att_ldcg2(p + 2 + d), y = fz_att_ldcg2(p + 4 + d);
+        o[0] = x.x; o[1] = x.y; o[2] = y.x; o[3] = y.y;
+      } else {
+#pragma unroll
+        for (int k = 0; k < 4; k++) o[k] = d + k < DH ? fz_att_ldcg(p + 2 + d + k) : 0.f;
+      }
+      const float mn = fmaxf(mx, ml.x), mu = mn == -FZ_INF ? 0.f : mn;
+      const float fa = fz_att_ex2(mx - mu), fb = fz_att_ex2(ml.x - mu);
+      ls = ls * fa + ml.y * fb;
+#pragma unroll
+      for (int k = 0; k < 4; k++) a[k] = a[k] * fa + o[k] * fb;
+      mx = mn;
+    }
+    const float inv = ls > 0.f ? 1.f / ls : 0.f;
+    const i64 rr = rt + r, hh = g * C::GRP + rr / S, i = rr % S;
+    c.ost2(b, hh, i, d, a[0] * inv, a[1] * inv);
+    if (d + 2 < DH) c.ost2(b, hh, i, d + 2, a[2] * inv, a[3] * inv);
+  }
+}
 
 // fz_att_decode is split-KV Flash-Decoding with the merge in the same
 // launch. Block (split sp, kv head g, sequence b) takes the query rows of
@@ -467,33 +521,12 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
             }
           }
           if (psl + nsp == 1) continue;
-          __threadfence();
           __syncthreads();
-          if (threadIdx.x == 0) fz_att_last = atomicAdd(cnt + cid, 1u) == (unsigned int)(nsp - 1);
+          if (threadIdx.x == 0) fz_att_last = fz_att_arrive(cnt + cid) == (unsigned int)(nsp - 1);
           __syncthreads();
           if (!fz_att_last) continue;
-          __threadfence();
-          // The merge, in split order: each pair's running max, sum and
-          // output over the splits' partials (read through L2, where the
-          // other blocks wrote them).
-          for (int e = threadIdx.x; e < nr * DH2; e += NT) {
-            const int r = e / DH2, d = 2 * (e - r * DH2);
-            float mx = -FZ_INF, ls = 0.f, a0 = 0.f, a1 = 0.f;
-#pragma unroll 8
-            for (i64 s = 0; s < psl + nsp; s++) {
-              const float* pp = pb + (s * R + r) * (DH + 2);
-              const float ms = fz_att_ldcg(pp), lsp = fz_att_ldcg(pp + 1), o0 = fz_att_ldcg(pp + 2 + d), o1 = d + 1 < DH ? fz_att_ldcg(pp + 3 + d) : 0.f;
-              if (ms == -FZ_INF) continue;
-              const float mn = fmaxf(mx, ms), fa = fz_att_ex2(mx - mn), fb = fz_att_ex2(ms - mn);
-              ls = ls * fa + lsp * fb;
-              a0 = a0 * fa + o0 * fb;
-              a1 = a1 * fa + o1 * fb;
-              mx = mn;
-            }
-            const i64 rr = rt + r, hh = g * C::GRP + rr / S, i = rr % S;
-            const float inv = ls > 0.f ? 1.f / ls : 0.f;
-            c.ost2(b, hh, i, d, a0 * inv, a1 * inv);
-          }
+          // The merge, in slot order (the same result whichever block is last).
+          fz_att_merge<DH, NT>(c, pb, psl + nsp, R, S, rt, nr, b, g);
           if (threadIdx.x == 0) cnt[cid] = 0u;
         }
       }
@@ -595,10 +628,10 @@ FZ_DEV void fz_att_prefill(const C& c) {
 }
 
 // Scratch of split-K and split-KV partials, sized for the plan's launch.
-static __device__ float fz_workspace[70728];
+static __device__ float fz_workspace[66568];
 
 // body of k02_attention_attention
-struct fzb_4de23bf252a62d82_ctx {
+struct fzb_40dcaa78fe125df8_ctx {
   const u16* p0;
   const u16* p1;
   u16* p2;
@@ -643,15 +676,15 @@ struct fzb_4de23bf252a62d82_ctx {
   // Whether some query at pmin..pmax does not see some key of [k0, k1).
   __device__ __forceinline__ bool tile_masked(i64 pmin, i64 pmax, i64 k0, i64 k1) const { return k1 - 1 > pmin; }
 };
-FZ_DEV void fzb_4de23bf252a62d82(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
-  const fzb_4de23bf252a62d82_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
-  fz_att_decode<128, 128, 128, 3, 0, true>(c, fz_workspace, (i64)(sizeof(fz_workspace) / sizeof(float)));
+FZ_DEV void fzb_40dcaa78fe125df8(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
+  const fzb_40dcaa78fe125df8_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
+  fz_att_decode<128, 128, 128, 6, 0, true>(c, fz_workspace, (i64)(sizeof(fz_workspace) / sizeof(float)));
 }
-FZ_DEV void fzb_4de23bf252a62d82_prefill(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
-  const fzb_4de23bf252a62d82_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
+FZ_DEV void fzb_40dcaa78fe125df8_prefill(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
+  const fzb_40dcaa78fe125df8_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
   fz_att_prefill<128, 128, 64, 128, 1, true>(c);
 }
 
 // entries
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_4de23bf252a62d82(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefill(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_4de23bf252a62d82_prefill(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_40dcaa78fe125df8(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefill(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_40dcaa78fe125df8_prefill(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }
