@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# bench/decode_variants.sh prepare DIR | run DIR OUTDIR
+#
+# Ablations of the generated decode attention kernel, timed beside cuDNN in
+# one call. `prepare` (here, with Go) generates the kernels.cu of each
+# configuration with fuser build and derives the variants by editing one
+# line each; `run` (on the GPU machine, which has nvcc but no Go; DIR
+# carried) compiles each with the harness (bench/decode_variants/harness.cu)
+# and times it at the issue's shapes, then the SDPA anchors by compare.py's
+# method. Variants, at each shape's plan (base):
+#   nomerge    the last split does not merge (the merge's cost)
+#   nocompute  no scores, softmax or P·V: only the tile loads (the compute's cost)
+#   nohint     cp.async without the L2::128B prefetch hint
+#   g33        B1: 33 splits at two blocks an SM (deterministic mode's
+#              fixed chunk of 1008 keys), the plan before one block an SM
+set -eu
+cmd=${1:?prepare or run}; D=${2:?dir}
+case "$cmd" in
+prepare)
+	mkdir -p "$D"
+	S=bench/specs/decode_attention.fu
+	gen() { rm -rf "$D/_b"; go run ./cmd/fuser build "$S" -dims "$2" $3 -o "$D/_b" >/dev/null; cp "$D/_b/kernels.cu" "$D/$1.cu"; rm -rf "$D/_b"; }
+	gen solo B=1,S=1,T=4095 ""
+	gen pair B=16,S=1,T=8191 ""
+	gen g33 B=1,S=1,T=32767 "-split-keys 1008"
+	for v in solo pair; do
+		sed 's/^          if (!fz_att_last) continue;$/          continue;/' "$D/$v.cu" > "$D/$v-nomerge.cu"
+		python3 - "$D/$v.cu" "$D/$v-nocompute.cu" <<'PY'
+import sys
+s = open(sys.argv[1]).read()
+a = s.index("            if constexpr (QREG) fz_att_qk<DP, 16, BF>(s, qf, sk, lane);")
+b = s.index("\n", s.index("            fz_att_pv<DP, 16, NPAIR, BF>(o, p, sk + 16 * LDS, lane, 0, 1);"))
+open(sys.argv[2], "w").write(s[:a] + "            o[0][0] += (float)sk[lane] + (float)sk[16 * LDS + lane];" + s[b:])
+PY
+		sed 's/cp.async.cg.shared.global.L2::128B /cp.async.cg.shared.global /' "$D/$v.cu" > "$D/$v-nohint.cu"
+	done
+	for v in solo pair; do
+		for x in nomerge nocompute nohint; do
+			if cmp -s "$D/$v.cu" "$D/$v-$x.cu"; then echo "$v-$x: the edit did not apply"; exit 1; fi
+		done
+	done
+	cp bench/decode_variants/harness.cu bench/compare.py "$D/"
+	ls "$D"
+	;;
+run)
+	R=${3:?outdir}; mkdir -p "$R"; B=/tmp/decode_variants; mkdir -p $B
+	D=$(cd "$D" && pwd)
+	for f in "$D"/*.cu; do
+		v=$(basename "$f" .cu); [ "$v" = harness ] && continue
+		nvcc -O3 -arch=sm_90a -std=c++17 -w -DKFILE="\"$f\"" -o "$B/$v" "$D/harness.cu"
+	done
+	solo=213248 pair=108800
+	{
+		for v in solo solo-nomerge solo-nocompute solo-nohint; do
+			for l in 4096 32768 131072; do "$B/$v" 1 $l 16 $solo "$v"; done
+		done
+		for l in 32768 131072; do "$B/g33" 1 $l 33 $pair g33; done
+		for v in pair pair-nomerge pair-nocompute pair-nohint; do
+			"$B/$v" 16 8192 2 $pair "$v"; "$B/$v" 64 4096 1 $pair "$v"
+		done
+	} | tee "$R/variants.txt"
+	python3 "$D/compare.py" --attention-only --shapes 1x4096,1x32768,1x131072,16x8192,64x4096 --out "$R" > "$R/anchors.txt" 2>&1
+	python3 - "$R/anchors.json" <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))["decode_attention"]
+for k, row in a.items():
+    for n in ("flash", "cudnn"):
+        x = row.get(n)
+        if isinstance(x, dict):
+            print(f"{n:14s} {k}: per-launch median {x['us']:.2f} us {x['TBps']:.2f} TB/s | do_bench {x['do_bench_us']:.2f} us")
+PY
+	;;
+*) echo "usage: $0 prepare DIR | run DIR OUTDIR"; exit 2 ;;
+esac

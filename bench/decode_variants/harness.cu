@@ -1,0 +1,61 @@
+// Times one generated decode attention kernel (k01_attention_attention of
+// the kernels.cu named by KFILE, from `fuser build bench/specs/decode_attention.fu`)
+// at a shape, as fuser bench does: K/V copies rotated over 1.4 GB, a launch
+// between two events, all queued behind a spinning kernel (median, min);
+// and the same launches back to back between one pair. Prints the output's
+// sum, so that variants of one kernel can be compared. Built and run by
+// bench/decode_variants.sh. Usage: harness B L GRIDX SMEM NAME.
+#include KFILE
+#include <cstdio>
+#include <cmath>
+#include <cstring>
+#include <cstdlib>
+#include <vector>
+#include <algorithm>
+#include <cuda_runtime.h>
+#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1);} } while (0)
+__global__ void kspin(unsigned long long ns) { unsigned long long t0, t; asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0)); do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); } while (t - t0 < ns); }
+__global__ void kfill(u16* p, size_t n, unsigned seed) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    unsigned x = (unsigned)i * 2654435761u ^ seed; x ^= x >> 13; x *= 0x5bd1e995u; x ^= x >> 15;
+    float f = ((x & 0xffff) / 65536.f - 0.5f) * 2.f;
+    unsigned u = __float_as_uint(f); p[i] = (u16)((u + 0x8000u) >> 16);
+  }
+}
+int main(int argc, char** argv) {
+  if (argc != 6) { fprintf(stderr, "usage: harness B L GRIDX SMEM NAME\n"); return 2; }
+  const long B = atol(argv[1]), L = atol(argv[2]), splits = atol(argv[3]), smem = atol(argv[4]);
+  const char* name = argv[5];
+  const long S = 1, T = L - 1;
+  const size_t qn = B * 32 * 128, kvn = 2ull * B * 8 * L * 128, on = qn;
+  const size_t kvb = kvn * 2;
+  const int rot = std::max<size_t>(1, (size_t)(1400ull << 20) / kvb);
+  u16 *q, *kv, *o;
+  CK(cudaMalloc(&q, qn * 2)); CK(cudaMalloc(&kv, kvb * rot)); CK(cudaMalloc(&o, on * 2));
+  kfill<<<1024, 256>>>(q, qn, 7); kfill<<<4096, 256>>>(kv, kvn * rot, 11);
+  CK(cudaFuncSetAttribute(k01_attention_attention, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  dim3 grid(splits, 8, B);
+  auto launch = [&](int r) { k01_attention_attention<<<grid, 128, smem>>>(q, kv + (size_t)(r % rot) * kvn, o, B, S, T); };
+  launch(0); CK(cudaGetLastError()); CK(cudaDeviceSynchronize());
+  std::vector<u16> h(on); CK(cudaMemcpy(h.data(), o, on * 2, cudaMemcpyDeviceToHost));
+  double sum = 0, asum = 0;
+  for (size_t i = 0; i < on; i++) { unsigned u = (unsigned)h[i] << 16; float f; memcpy(&f, &u, 4); sum += f; asum += fabs(f); }
+  const int N = 50;
+  cudaEvent_t ea[N], eb[N], e0, e1;
+  for (int r = 0; r < N; r++) { cudaEventCreate(&ea[r]); cudaEventCreate(&eb[r]); }
+  cudaEventCreate(&e0); cudaEventCreate(&e1);
+  for (int r = 0; r < 5; r++) launch(r);
+  kspin<<<1, 32>>>(5000000);
+  for (int r = 0; r < N; r++) { cudaEventRecord(ea[r]); launch(r); cudaEventRecord(eb[r]); }
+  CK(cudaDeviceSynchronize());
+  std::vector<float> ts;
+  for (int r = 0; r < N; r++) { float ms; cudaEventElapsedTime(&ms, ea[r], eb[r]); ts.push_back(ms * 1e3f); }
+  std::sort(ts.begin(), ts.end());
+  kspin<<<1, 32>>>(5000000);
+  cudaEventRecord(e0); for (int r = 0; r < N; r++) launch(r); cudaEventRecord(e1); CK(cudaDeviceSynchronize());
+  float all; cudaEventElapsedTime(&all, e0, e1);
+  const double b2b = all * 1e3 / N;
+  printf("%-10s B%ld L%ld grid %ldx8x%ld: per-launch median %.2f us (min %.2f) %.2f TB/s | back-to-back %.2f us %.2f TB/s | out sum %.6f abs %.4f\n",
+         name, B, L, splits, B, ts[N / 2], ts[0], kvb / ts[N / 2] / 1e6, b2b, kvb / b2b / 1e6, sum, asum);
+  return 0;
+}
