@@ -34,31 +34,46 @@ func (g *gemmModel) gridSetup(w *writer, split bool) {
 	}
 }
 
+// itemLoop opens the grid-stride loop over the work items (unit ub, row
+// block rb of rowsPer rows from r0, column tile t of tn columns: segment
+// seg, unit u) that the GEMV and tensor-core paths share, and binds the
+// unit's reduction and column lengths kv and nv; rb names the row block
+// (nrb their count), and mr, when set, declares the block's rows. It
+// returns the unit's batch coordinates.
+func (g *gemmModel) itemLoop(w *writer, tn, rowsPer int, rb string, mr bool) ([]ix, error) {
+	k := g.k
+	w.line("const i64 UB = %s, MR_ = %s;", g.units(), g.rows())
+	w.line("const i64 ntile = @BODY@_ntiles%d(%s);", tn, k.dimArgs())
+	w.line("const i64 n%s = (MR_ + %d) / %d;", rb, rowsPer-1, rowsPer)
+	w.open("for (i64 item = bid; item < UB * n%s * ntile; item += nblk) {", rb)
+	w.line("const i64 t = item %% ntile, rest = item / ntile, %s = rest %% n%s, ub = rest / n%s;", rb, rb, rb)
+	w.line("const i64 r0 = %s * %d;", rb, rowsPer)
+	if mr {
+		w.line("const int mr = (int)fz_min64(%d, MR_ - r0);", rowsPer)
+	}
+	w.line("i64 u;")
+	w.line("const int seg = @BODY@_tile%d(t, &u, %s);", tn, k.dimArgs())
+	batch := g.unitBatch(w, ixv("ub"))
+	kl, err := g.kLen(batch)
+	if err != nil {
+		return nil, err
+	}
+	nl, err := g.nLen(batch)
+	if err != nil {
+		return nil, err
+	}
+	w.line("const i64 kv = %s, nv = %s;", kl, nl)
+	w.line("__syncthreads();")
+	return batch, nil
+}
+
 // tileLoop opens the grid-stride loop over GEMV work items (unit, row
 // chunk of gemvMR rows, tile) and computes the tile's columns into scol.
 func (g *gemmModel) tileLoop(w *writer) error {
 	k := g.k
-	w.line("const i64 UB = %s, MR_ = %s;", g.units(), g.rows())
-	w.line("const i64 ntile = @BODY@_ntiles%d(%s);", gemvTN, k.dimArgs())
-	mrc := g.chunk()
-	w.line("const i64 nrc = (MR_ + %d) / %d;", mrc-1, mrc)
-	w.open("for (i64 item = bid; item < UB * nrc * ntile; item += nblk) {")
-	w.line("const i64 t = item %% ntile, rest = item / ntile, rc = rest %% nrc, ub = rest / nrc;")
-	w.line("const i64 r0 = rc * %d;", mrc)
-	w.line("const int mr = (int)fz_min64(%d, MR_ - r0);", mrc)
-	w.line("i64 u;")
-	w.line("const int seg = @BODY@_tile%d(t, &u, %s);", gemvTN, k.dimArgs())
-	batch := g.unitBatch(w, ixv("ub"))
-	kl, err := g.kLen(batch)
-	if err != nil {
+	if _, err := g.itemLoop(w, gemvTN, g.chunk(), "rc", true); err != nil {
 		return err
 	}
-	nl, err := g.nLen(batch)
-	if err != nil {
-		return err
-	}
-	w.line("const i64 kv = %s, nv = %s;", kl, nl)
-	w.line("__syncthreads();")
 	w.open("if (threadIdx.x < %d) {", gemvTN)
 	w.line("const i64 c = @BODY@_col%d(seg, u, threadIdx.x, %s);", gemvTN, k.dimArgs())
 	w.line("scol[threadIdx.x] = c < nv ? c : -1;")

@@ -58,25 +58,10 @@ func (g *gemmModel) emitMmaTile(w *writer) error {
 	w.open("FZ_DEV void @BODY@_mma(%s, const i64 bid, const i64 nblk, u16* smem, const u16** sArow, const u16** sBrow, i64* scol) {", k.signature(false))
 	w.line("const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5;")
 	w.line("const int wm = (wid >> 1) & 3, wn = wid & 1;")
-	w.line("const i64 UB = %s, MR_ = %s;", g.units(), g.rows())
-	w.line("const i64 ntile = @BODY@_ntiles%d(%s);", mmaBN, k.dimArgs())
-	w.line("const i64 nrt = (MR_ + %d) / %d;", mmaBM-1, mmaBM)
-	w.open("for (i64 item = bid; item < UB * nrt * ntile; item += nblk) {")
-	w.line("const i64 t = item %% ntile, rest = item / ntile, rt = rest %% nrt, ub = rest / nrt;")
-	w.line("const i64 r0 = rt * %d;", mmaBM)
-	w.line("i64 u;")
-	w.line("const int seg = @BODY@_tile%d(t, &u, %s);", mmaBN, k.dimArgs())
-	batch := g.unitBatch(w, ixv("ub"))
-	kl, err := g.kLen(batch)
+	batch, err := g.itemLoop(w, mmaBN, mmaBM, "rt", false)
 	if err != nil {
 		return err
 	}
-	nl, err := g.nLen(batch)
-	if err != nil {
-		return err
-	}
-	w.line("const i64 kv = %s, nv = %s;", kl, nl)
-	w.line("__syncthreads();")
 	w.open("for (int s = tid; s < %d; s += blockDim.x) {", mmaBN)
 	w.line("const i64 c = @BODY@_col%d(seg, u, s, %s);", mmaBN, k.dimArgs())
 	w.line("scol[s] = c < nv ? c : -1;")
