@@ -101,8 +101,8 @@ func attentionLaunch(s *State, n *ir.Node, eval func(ir.Dim) int64) *plan.Launch
 		// When the pairs are at most half the SMs, the splits fill the SMs
 		// one block each instead: the deeper ring of DecodeRingSolo keeps
 		// more of a block's tiles in flight, and half the partials leave
-		// less for the last split to merge (H200, B1 L32768: 42.6 to 44.0
-		// µs against 45.3 at two blocks an SM, see
+		// less for the last split to merge (H200, B1 L32768: 42.6 µs
+		// against 45.3 at two blocks an SM, the g33 variant of
 		// bench/results/2026-11-29-h200-decode-attention-3).
 		dh := eval(q[3])
 		_, smem := plan.DecodeRing(dh, decodeBlock)

@@ -241,7 +241,8 @@ FZ_DEV i64 fz_ragged_row(const int* indptr, i64 b, i64 g, i64 t, int c, i64 nb, 
 FZ_DEV u32 fz_smem_addr(const void* p) { return (u32)__cvta_generic_to_shared(p); }
 // The cp.async copies ask L2 to fetch the whole 128-byte line (L2::128B):
 // our kernels read the rest of it next, and on the H200 it streamed the
-// decode attention's K/V 2 to 4% faster (bench/results/2026-11-29-h200-decode-attention-3).
+// decode attention's K/V 2 to 2.5% faster (bench/results/2026-11-29-h200-decode-attention-3,
+// the nohint variant).
 FZ_DEV void fz_cp16(void* smem, const void* g, bool pred) {
   asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;" :: "r"(fz_smem_addr(smem)), "l"(g), "r"(pred ? 16 : 0));
 }
