@@ -11,6 +11,7 @@
 #   nomerge    the last split does not merge (the merge's cost)
 #   nocompute  no scores, softmax or P·V: only the tile loads (the compute's cost)
 #   nohint     cp.async without the L2::128B prefetch hint
+#   nobulk     every tile by cp.async into padded rows: no tensor copy engine
 #   g33        B1: 33 splits at two blocks an SM (deterministic mode's
 #              fixed chunk of 1008 keys), the plan before one block an SM
 set -eu
@@ -28,14 +29,15 @@ prepare)
 		python3 - "$D/$v.cu" "$D/$v-nocompute.cu" <<'PY'
 import sys
 s = open(sys.argv[1]).read()
-a = s.index("            if constexpr (QREG) fz_att_qk<DP, 16, BF>(s, qf, sk, lane);")
-b = s.index("\n", s.index("            fz_att_pv<DP, 16, NPAIR, BF>(o, p, sk + 16 * LDS, lane, 0, 1);"))
+a = s.index("            if constexpr (BULK) fz_att_qk_sw<DP, QREG, BF>(s, qf, sq, fz_smem_addr(sk), lane);")
+b = s.index("\n", s.index("            else fz_att_pv<DP, 16, NPAIR, BF>(o, p, sk + 16 * LDS, lane, 0, 1);"))
 open(sys.argv[2], "w").write(s[:a] + "            o[0][0] += (float)sk[lane] + (float)sk[16 * LDS + lane];" + s[b:])
 PY
 		sed 's/cp.async.cg.shared.global.L2::128B /cp.async.cg.shared.global /' "$D/$v.cu" > "$D/$v-nohint.cu"
+		sed 's/constexpr bool BULK = FZ_ATT_BULK && /constexpr bool BULK = false \&\& /' "$D/$v.cu" > "$D/$v-nobulk.cu"
 	done
 	for v in solo pair; do
-		for x in nomerge nocompute nohint; do
+		for x in nomerge nocompute nohint nobulk; do
 			if cmp -s "$D/$v.cu" "$D/$v-$x.cu"; then echo "$v-$x: the edit did not apply"; exit 1; fi
 		done
 	done
@@ -47,15 +49,16 @@ run)
 	D=$(cd "$D" && pwd)
 	for f in "$D"/*.cu; do
 		v=$(basename "$f" .cu); [ "$v" = harness ] && continue
-		nvcc -O3 -arch=sm_90a -std=c++17 -w -DKFILE="\"$f\"" -o "$B/$v" "$D/harness.cu"
+		nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -std=c++17 -w -DKFILE="\"$f\"" -o "$B/$v" "$D/harness.cu" &
 	done
+	wait
 	solo=213248 pair=108800
 	{
-		for v in solo solo-nomerge solo-nocompute solo-nohint; do
+		for v in solo solo-nomerge solo-nocompute solo-nohint solo-nobulk; do
 			for l in 4096 32768 131072; do "$B/$v" 1 $l 16 $solo "$v"; done
 		done
 		for l in 32768 131072; do "$B/g33" 1 $l 33 $pair g33; done
-		for v in pair pair-nomerge pair-nocompute pair-nohint; do
+		for v in pair pair-nomerge pair-nocompute pair-nohint pair-nobulk; do
 			"$B/$v" 16 8192 2 $pair "$v"; "$B/$v" 64 4096 1 $pair "$v"
 		done
 	} | tee "$R/variants.txt"

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/fuser-dev/fuser/codegen"
 	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/plan"
 )
@@ -270,6 +271,22 @@ func (m *flashModel) emitContext(w *writer, chunk, nps int64) error {
 		}
 	}
 	w.close()
+	// The base of the decode's tensor map: the lower of the own keys' and
+	// values' buffers (fz_att_bulk_tile checks each tile's rows against it).
+	bk, err := k.name(codegen.Buffer(own.k))
+	if err != nil {
+		return err
+	}
+	bv, err := k.name(codegen.Buffer(own.v))
+	if err != nil {
+		return err
+	}
+	w.line("// The base of the decode's tensor map: the lower of the own keys' and values' buffers.")
+	if bk == bv {
+		w.line("%s const u16* tbase() const { return (const u16*)%s; }", flashMember, bk)
+	} else {
+		w.line("%s const u16* tbase() const { return (const u16*)%s < (const u16*)%s ? (const u16*)%s : (const u16*)%s; }", flashMember, bk, bv, bk, bv)
+	}
 	qa, err := k.addr(m.q, []ix{ixv("b"), ixv("h"), ixv("i"), ixc(0)})
 	if err != nil {
 		return err
@@ -406,6 +423,7 @@ func (k *kgen) flashAttentionKernel() (*generated, error) {
 		k.tables = map[string]string{}
 	}
 	k.tables[flashLibName] = flashLib
+	k.tables[bulkLibName] = bulkLib
 	m.prefixPass = m.hasPrefixPass(l)
 	var helpers writer
 	if err := m.emitContext(&helpers, chunk, nps); err != nil {

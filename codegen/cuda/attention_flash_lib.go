@@ -240,6 +240,45 @@ FZ_DEV void fz_att_pv(float (&o)[2 * NP][4], const u32 (&p)[BC / 16][4], const u
   }
 }
 
+// fz_att_qk_sw is the scores of a decode tile of 16 keys in the swizzled
+// layout of the tensor copy engine (fz_att_swz) at shared address k:
+// fz_att_qk with the query fragments qf when QREG, else fz_att_qks with
+// the query rows q in shared memory.
+template <int DP, bool QREG, bool BF>
+FZ_DEV void fz_att_qk_sw(float (&s)[2][4], const u32 (&qf)[QREG ? DP / 16 : 1][4], const u16* q, u32 k, int lane) {
+  constexpr int LDS = DP + 8;
+  const u32 qb = fz_smem_addr(q + ((lane & 7) + (((lane >> 3) & 1) << 3)) * LDS + ((lane >> 4) << 3));
+  const u32 base = k + (((lane >> 4) << 3) + (lane & 7)) * 128, y = (((lane >> 3) & 1) ^ (lane & 7)) << 4;
+#pragma unroll
+  for (int n = 0; n < 2; n++) { s[n][0] = 0.f; s[n][1] = 0.f; s[n][2] = 0.f; s[n][3] = 0.f; }
+#pragma unroll
+  for (int kk = 0; kk < DP / 16; kk++) {
+    u32 a[4], r[4];
+    const u32* av = a;
+    if constexpr (QREG) av = qf[kk];
+    else fz_att_ldsm4(a, qb + 2 * kk * 16, false);
+    fz_att_ldsm4(r, base + (kk >> 2) * 2048 + ((((2 * kk) & 7) << 4) ^ y), false);
+    const u32 b0[2] = {r[0], r[1]}, b1[2] = {r[2], r[3]};
+    fz_att_mma<BF>(s[0], av, b0);
+    fz_att_mma<BF>(s[1], av, b1);
+  }
+}
+
+// fz_att_pv_sw is fz_att_pv over a decode tile of 16 values in the
+// swizzled layout at shared address v (all NP pairs of the head dim).
+template <int NP, bool BF>
+FZ_DEV void fz_att_pv_sw(float (&o)[2 * NP][4], const u32 (&p)[1][4], u32 v, int lane) {
+  const u32 base = v + ((lane & 7) + (((lane >> 3) & 1) << 3)) * 128, y = ((lane >> 4) ^ (lane & 7)) << 4;
+#pragma unroll
+  for (int i = 0; i < NP; i++) {
+    u32 r[4];
+    fz_att_ldsm4(r, base + (i >> 2) * 2048 + ((((2 * i) & 7) << 4) ^ y), true);
+    const u32 b0[2] = {r[0], r[1]}, b1[2] = {r[2], r[3]};
+    fz_att_mma<BF>(o[2 * i], p[0], b0);
+    fz_att_mma<BF>(o[2 * i + 1], p[0], b1);
+  }
+}
+
 // fz_att_lsum completes the row sums l over the quad sharing each row.
 FZ_DEV void fz_att_lsum(float (&l)[2]) {
 #pragma unroll
@@ -325,6 +364,63 @@ FZ_DEV void fz_att_wtile(const fz_att_lrow& r, u16* sk, u16* sv, int lane) {
   }
 }
 
+// fz_att_wtile_sw is fz_att_wtile into the swizzled tiles of the tensor
+// copy engine (fz_att_swz) at sk and sv, for head dims of whole 128-byte
+// lines: the tiles of the ring the engine does not fill.
+template <int DH>
+FZ_DEV void fz_att_wtile_sw(const fz_att_lrow& r, u16* sk, u16* sv, int lane) {
+  constexpr int CH = DH / 8, NE = 16 * CH;
+  static_assert(DH % 64 == 0, "swizzled tiles are rows of whole 128-byte lines");
+  if (32 % CH == 0 && __all_sync(0xffffffffu, fz_aligned(r.p, 16))) {
+    const u64 pm = (u64)r.p | (r.ok ? 0u : 1u);
+    const u32 sa = fz_smem_addr(sk), sb = fz_smem_addr(sv);
+#pragma unroll
+    for (int e0 = 0; e0 < NE; e0 += 32) {
+      const int row = (e0 + lane) / CH, ch = (e0 + lane) % CH;
+      const u64 k = __shfl_sync(0xffffffffu, pm, row), v = __shfl_sync(0xffffffffu, pm, 16 + row);
+      const u32 off = fz_att_swz(row, ch);
+      fz_cp16s(sa + off, (const u16*)(k & ~(u64)1) + ch * 8, k & 1 ? 0 : 16);
+      fz_cp16s(sb + off, (const u16*)(v & ~(u64)1) + ch * 8, v & 1 ? 0 : 16);
+    }
+    return;
+  }
+#pragma unroll 1
+  for (int e0 = 0; e0 < NE; e0 += 32) {
+    const int e = e0 + lane, row = e / CH, ch = e - row * CH;
+    const u16* const k = (const u16*)__shfl_sync(0xffffffffu, (u64)r.p, row & 15);
+    const u16* const v = (const u16*)__shfl_sync(0xffffffffu, (u64)r.p, 16 + (row & 15));
+    const bool ok = __shfl_sync(0xffffffffu, r.ok, row & 15);
+    if (e >= NE) continue;
+    u16* const dk = (u16*)((char*)sk + fz_att_swz(row, ch));
+    u16* const dv = (u16*)((char*)sv + fz_att_swz(row, ch));
+    if (ok) {
+      fz_att_cp(dk, k + ch * 8, 8);
+      fz_att_cp(dv, v + ch * 8, 8);
+    } else {
+      *(uint4*)dk = make_uint4(0u, 0u, 0u, 0u);
+      *(uint4*)dv = make_uint4(0u, 0u, 0u, 0u);
+    }
+  }
+}
+
+// fz_att_bulk_tile copies the tile of the lanes' rows r to the swizzled
+// tiles at sk (K) and sk + 16 * DH (V) by the tensor copy engine (one
+// thread; map g of base tb, completing on the mbarrier at bar) when bulk
+// is set, the tile's 16 keys all exist, and their K and their V rows are
+// 16 consecutive rows at whole-row offsets from tb. Returns whether it did
+// (the same in every lane); otherwise the caller loads the tile.
+template <int DH>
+FZ_DEV bool fz_att_bulk_tile(const fz_att_lrow& r, const u16* tb, bool bulk, u16* sk, const u64* g, u32 bar, int lane) {
+  if (!bulk) return false;
+  const u64 p = (u64)r.p, k0 = __shfl_sync(0xffffffffu, p, 0), v0 = __shfl_sync(0xffffffffu, p, 16);
+  const bool seq = r.ok && p == (lane < 16 ? k0 : v0) + (u64)(lane & 15) * (DH * 2);
+  // Byte offsets from the base; below it they wrap past the limit.
+  const u64 ok = k0 - (u64)tb, ov = v0 - (u64)tb, lim = (u64)(FZ_ATT_TROWS - 16) * (DH * 2);
+  if (!__all_sync(0xffffffffu, seq) || ok % (DH * 2) != 0 || ov % (DH * 2) != 0 || ok > lim || ov > lim) return false;
+  if (lane == 0) fz_att_tma_kv<DH>(fz_smem_addr(sk), fz_smem_addr(sk + 16 * DH), g, (int)(ok / (DH * 2)), (int)(ov / (DH * 2)), bar);
+  return true;
+}
+
 // fz_att_ldcg and fz_att_ldcg2 read one and two floats through L2 (where
 // other blocks wrote them); volatile, so that they stay after the fence of
 // fz_att_arrive.
@@ -392,9 +488,15 @@ FZ_DEV void fz_att_merge(const C& c, const float* pb, i64 ns, i64 R, i64 S, i64 
 // over the blocks.
 //
 // Inside the block each warp owns every NW-th tile of 16 keys of the
-// split and streams its tiles through its own NSTG-stage cp.async ring in
-// dynamic shared memory (NSTG - 1 tiles in flight while it computes one;
-// no block barrier in the loop), with its own online softmax. The warps'
+// split and streams its tiles through its own NSTG-stage ring in dynamic
+// shared memory (NSTG - 1 tiles in flight while it computes one; no block
+// barrier in the loop), with its own online softmax. Head dims of whole
+// 128-byte lines (BULK) take the tensor copy engine (fz_att_bulk): the
+// block builds its tensor map, and a warp's tile whose K and V rows are
+// each 16 consecutive rows goes as two tensor copies completing on the
+// stage's mbarrier; other tiles (the last, partial one; pages of fewer
+// than 16 tokens) go by cp.async into the same swizzled layout. Other head
+// dims go by cp.async into padded rows. The warps'
 // (m, l, o) are then combined through shared memory. With one split the
 // block writes the output. Otherwise it writes its partial (m, l,
 // unnormalised o) to the workspace; the last split to finish, counted with
@@ -405,10 +507,16 @@ FZ_DEV void fz_att_merge(const C& c, const float* pb, i64 ns, i64 R, i64 S, i64 
 template <int DH, int DP, int NT, int NSTG, int CHUNK, bool BF, class C>
 FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
   constexpr int NW = NT / 32, NN = DP / 8, NPAIR = DP / 16, LDS = DP + 8, WST = 2 * 16 * LDS, RW = DP + 2;
+  // BULK's stages are TST elements, 1024-byte aligned (the swizzle's
+  // period) inside the space of the padded ring.
+  constexpr bool BULK = FZ_ATT_BULK && DH % 64 == 0 && NW * NSTG >= 2;
+  constexpr int TST = 2 * 16 * DH;
   extern __shared__ __align__(16) u16 fz_att_dsm[];
   __shared__ int fz_att_last;
+  __shared__ __align__(128) u64 fz_att_tms[BULK ? 16 : 1];
+  __shared__ __align__(8) u64 fz_att_bar[BULK ? NW * NSTG : 1];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, gr = lane >> 2, tq = lane & 3;
-  u16* const st = fz_att_dsm + warp * NSTG * WST;
+  u16* const st = BULK ? (u16*)(((u64)fz_att_dsm + 1023) & ~(u64)1023) + warp * NSTG * TST : fz_att_dsm + warp * NSTG * WST;
   u16* const sq = fz_att_dsm + NW * NSTG * WST;
   float* const red = (float*)fz_att_dsm;
   const i64 B = c.nb(), G = c.ng(), S = c.nsq(), R = (i64)C::GRP * S;
@@ -417,6 +525,32 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
   const i64 slots = cap > ncnt && per > 0 ? (cap - ncnt) / per : 0;
   unsigned int* const cnt = (unsigned int*)ws;
   float* const part = ws + ncnt;
+  // The tensor map, in the slot of the block's SM (it and its base are
+  // read again where used rather than held in registers): warp 0 builds it
+  // while the first item's first tiles load by cp.async; ready once every
+  // warp has acquired it. The warps' stage barriers: tmask marks the
+  // stages the engine fills, phase their barriers' parities.
+  const auto bulk = [&]() { return BULK && fz_att_tslot<DH>() != 0 && fz_aligned(c.tbase(), 16); };
+  bool ready = false;
+  u32 tmask = 0, phase = 0;
+  if (BULK && lane == 0) {
+    for (int i = 0; i < NSTG; i++) fz_att_mbar_init(fz_smem_addr(&fz_att_bar[warp * NSTG + i]));
+  }
+  __syncwarp();
+  // load stages the tile of the lanes' rows r in stage s of the warp's ring.
+  const auto load = [&](const fz_att_lrow& r, int s) {
+    if constexpr (BULK) {
+      u16* const sk = st + s * TST;
+      if (fz_att_bulk_tile<DH>(r, c.tbase(), ready, sk, fz_att_tslot<DH>(), fz_smem_addr(&fz_att_bar[warp * NSTG + s]), lane)) {
+        tmask |= 1u << s;
+      } else {
+        tmask &= ~(1u << s);
+        fz_att_wtile_sw<DH>(r, sk, sk + 16 * DH, lane);
+      }
+    } else {
+      fz_att_wtile<DH, DP>(r, st + s * WST, st + s * WST + 16 * LDS, lane);
+    }
+  };
   for (i64 b = blockIdx.z; b < B; b += gridDim.z) {
     for (i64 g = blockIdx.y; g < G; g += gridDim.y) {
       const i64 npre = c.npre(b, g), ntot = npre + c.nown(b, g);
@@ -467,37 +601,52 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
           }
           const auto tile0 = [&](int i) { return j0 + (i64)(warp + i * NW) * 16; };
           fz_att_lrow nx = {};
-#pragma unroll
+#pragma unroll 1
           for (int i = 0; i < NSTG - 1; i++) {
-            if (i < mine) fz_att_wtile<DH, DP>(fz_att_lanerow(c, lane, b, g, npre, tile0(i), j1), st + i * WST, st + i * WST + 16 * LDS, lane);
+            if (i < mine) load(fz_att_lanerow(c, lane, b, g, npre, tile0(i), j1), i);
             fz_cp_commit();
           }
           if (NSTG - 1 < mine) nx = fz_att_lanerow(c, lane, b, g, npre, tile0(NSTG - 1), j1);
+          // (Not for an item whose tiles all fit the rings' first stages.)
+          const bool build = BULK && !ready && ntile > NW * (NSTG - 1) && bulk();
+          if (build && warp == 0) fz_att_tmap_build<DH>(fz_att_tms, fz_att_tslot<DH>(), c.tbase());
           fz_cp_wait<NSTG - 2>(); // the query rows' group
-          __syncthreads(); // the query rows
+          __syncthreads(); // the query rows, and the map
+          if (build) {
+            if (lane == 0) fz_att_tmap_acquire(fz_att_tslot<DH>());
+            ready = true;
+          }
           // Up to a head dim of 128 the query's A fragments stay in
-          // registers; past it they are read from shared memory per tile.
-          constexpr bool QREG = DP <= 128;
+          // registers; past it, and with the copy engine (whose tile
+          // handling needs those registers), they are read from shared
+          // memory per tile.
+          constexpr bool QREG = DP <= 128 && !BULK;
           u32 qf[QREG ? DP / 16 : 1][4];
           if constexpr (QREG) fz_att_qfrag<DP>(qf, sq, lane);
           int cur = 0, nxt = NSTG - 1;
           for (int i = 0; i < mine; i++) {
             if (i + NSTG - 1 < mine) {
-              fz_att_wtile<DH, DP>(nx, st + nxt * WST, st + nxt * WST + 16 * LDS, lane);
+              load(nx, nxt);
               if (i + NSTG < mine) nx = fz_att_lanerow(c, lane, b, g, npre, tile0(i + NSTG), j1);
             }
             fz_cp_commit();
             fz_cp_wait<NSTG - 1>();
+            if (BULK && (tmask >> cur & 1u)) {
+              fz_att_mbar_wait(fz_smem_addr(&fz_att_bar[warp * NSTG + cur]), phase >> cur & 1u);
+              phase ^= 1u << cur;
+            }
             __syncwarp();
-            const u16* sk = st + cur * WST;
+            const u16* sk = st + cur * (BULK ? TST : WST);
             const i64 k0 = tile0(i);
             float s[2][4];
             u32 p[1][4];
-            if constexpr (QREG) fz_att_qk<DP, 16, BF>(s, qf, sk, lane);
+            if constexpr (BULK) fz_att_qk_sw<DP, QREG, BF>(s, qf, sq, fz_smem_addr(sk), lane);
+            else if constexpr (QREG) fz_att_qk<DP, 16, BF>(s, qf, sk, lane);
             else fz_att_qks<DP, 16, BF>(s, sq, sk, lane);
             const bool mask = k0 + 16 > j1 || c.tile_masked(ntot - S, ntot - 1, k0, k0 + 16);
             fz_att_online<16, NN, BF>(c, s, m, l, o, p, pos, k0, j1, mask, tq, true);
-            fz_att_pv<DP, 16, NPAIR, BF>(o, p, sk + 16 * LDS, lane, 0, 1);
+            if constexpr (BULK) fz_att_pv_sw<NPAIR, BF>(o, p, fz_smem_addr(sk + 16 * DH), lane);
+            else fz_att_pv<DP, 16, NPAIR, BF>(o, p, sk + 16 * LDS, lane, 0, 1);
             __syncwarp();
             cur = cur + 1 == NSTG ? 0 : cur + 1;
             nxt = nxt + 1 == NSTG ? 0 : nxt + 1;

@@ -171,3 +171,34 @@ func TestFlashGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestFlashTensorMapBase checks the base of the decode's tensor map (the
+// context's tbase, from which fz_att_bulk_tile measures each tile's rows):
+// the cache's buffer when K and V share it, else the lower of the two
+// buffers, so that the rows of both lie at whole-row offsets above it.
+func TestFlashTensorMapBase(t *testing.T) {
+	shared := flashVariant{name: "shared", dtype: "bf16", h: 8, g: 2, dh: 128, layout: "contiguous", causal: true}
+	for _, tc := range []struct {
+		name, src, want string
+	}{
+		{"shared", shared.spec(), "tbase() const { return (const u16*)p1; }"},
+		{"separate", "layer separate\ndim B, S, T\nconst H = 4, G = 2, Dh = 64\n" +
+			"input q : bf16[B, H, S, Dh]\ninput k : bf16[B, G, T, Dh]\ninput v : bf16[B, G, T, Dh]\noutput o : bf16[B, H, S, Dh]\n" +
+			"o = softmax(q @ transpose(k) / sqrt(Dh), axis=-1) @ v\n",
+			"tbase() const { return (const u16*)p1 < (const u16*)p2 ? (const u16*)p1 : (const u16*)p2; }"},
+	} {
+		g, err := ir.Parse(tc.name+".fu", tc.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, p, _ := planFlash(t, g, map[string]int64{"B": 1, "S": 1, "T": 40})
+		m, err := Generate(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(m.Source, tc.want) {
+			i := strings.Index(m.Source, "tbase() const")
+			t.Errorf("%s: want %q, the source has %q", tc.name, tc.want, m.Source[max(i, 0):max(i, 0)+120])
+		}
+	}
+}
