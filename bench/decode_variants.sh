@@ -14,6 +14,10 @@
 #   nobulk     every tile by cp.async into padded rows: no tensor copy engine
 #   g33        B1: 33 splits at two blocks an SM (deterministic mode's
 #              fixed chunk of 1008 keys), the plan before one block an SM
+# and the kernels of bench/specs/decode_attention_paged.fu over pools of
+# 16-token pages that each sequence owns in a random order (as fuser bench
+# draws them) and in order (paged-solo, paged-pair; the harness built with
+# -DPAGED).
 set -eu
 cmd=${1:?prepare or run}; D=${2:?dir}
 case "$cmd" in
@@ -24,6 +28,9 @@ prepare)
 	gen solo B=1,S=1,T=4095 ""
 	gen pair B=16,S=1,T=8191 ""
 	gen g33 B=1,S=1,T=32767 "-split-keys 1008"
+	S=bench/specs/decode_attention_paged.fu
+	gen paged-solo B=1,S=1,T=4095,P=256,N=256 ""
+	gen paged-pair B=16,S=1,T=8191,P=8192,N=8192 ""
 	for v in solo pair; do
 		sed 's/^          if (!fz_att_last) continue;$/          continue;/' "$D/$v.cu" > "$D/$v-nomerge.cu"
 		python3 - "$D/$v.cu" "$D/$v-nocompute.cu" <<'PY'
@@ -49,7 +56,8 @@ run)
 	D=$(cd "$D" && pwd)
 	for f in "$D"/*.cu; do
 		v=$(basename "$f" .cu); [ "$v" = harness ] && continue
-		nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -std=c++17 -w -DKFILE="\"$f\"" -o "$B/$v" "$D/harness.cu" &
+		paged=""; case "$v" in paged-*) paged=-DPAGED ;; esac
+		nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -std=c++17 -w $paged -DKFILE="\"$f\"" -o "$B/$v" "$D/harness.cu" &
 	done
 	wait
 	solo=213248 pair=108800
@@ -60,6 +68,10 @@ run)
 		for l in 32768 131072; do "$B/g33" 1 $l 33 $pair g33; done
 		for v in pair pair-nomerge pair-nocompute pair-nohint pair-nobulk; do
 			"$B/$v" 16 8192 2 $pair "$v"; "$B/$v" 64 4096 1 $pair "$v"
+		done
+		for o in shuffled ordered; do
+			for l in 32768 131072; do "$B/paged-solo" 1 $l 16 $solo "paged-$o" $o; done
+			"$B/paged-pair" 16 8192 2 $pair "paged-$o" $o; "$B/paged-pair" 64 4096 1 $pair "paged-$o" $o
 		done
 	} | tee "$R/variants.txt"
 	python3 "$D/compare.py" --attention-only --shapes 1x4096,1x32768,1x131072,16x8192,64x4096 --out "$R" > "$R/anchors.txt" 2>&1

@@ -4,7 +4,12 @@
 // between two events, all queued behind a spinning kernel (median, min);
 // and the same launches back to back between one pair. Prints the output's
 // sum, so that variants of one kernel can be compared. Built and run by
-// bench/decode_variants.sh. Usage: harness B L GRIDX SMEM NAME.
+// bench/decode_variants.sh. Usage: harness B L GRIDX SMEM NAME [ORDER].
+// Built with -DPAGED, it runs the kernel of bench/specs/decode_attention_paged.fu
+// (pages of 16 tokens, every sequence L keys) over a pool of B·L/16 pages
+// that sequence b owns in the order ORDER: "shuffled" (as fuser bench's
+// page tables, a random permutation of the pool) or "ordered" (sequence b
+// owns pages b·L/16 onwards, in turn).
 #include KFILE
 #include <cstdio>
 #include <cmath>
@@ -23,9 +28,26 @@ __global__ void kfill(u16* p, size_t n, unsigned seed) {
   }
 }
 int main(int argc, char** argv) {
-  if (argc != 6) { fprintf(stderr, "usage: harness B L GRIDX SMEM NAME\n"); return 2; }
+  if (argc < 6) { fprintf(stderr, "usage: harness B L GRIDX SMEM NAME [ORDER]\n"); return 2; }
   const long B = atol(argv[1]), L = atol(argv[2]), splits = atol(argv[3]), smem = atol(argv[4]);
   const char* name = argv[5];
+#ifdef PAGED
+  const char* order = argc > 6 ? argv[6] : "shuffled";
+  if (L % 16 != 0) { fprintf(stderr, "paged: L must be a multiple of the page, 16\n"); return 2; }
+  const long np = B * ((L + 15) / 16);
+  std::vector<int> indptr(B + 1), last(B), pages(np);
+  for (long b = 0; b < B; b++) { indptr[b + 1] = (int)((b + 1) * ((L + 15) / 16)); last[b] = (int)(L - ((L + 15) / 16 - 1) * 16); }
+  for (long i = 0; i < np; i++) pages[i] = (int)i;
+  if (strcmp(order, "ordered") != 0) {
+    unsigned x = 12345u;
+    for (long i = np - 1; i > 0; i--) { x = x * 1664525u + 1013904223u; std::swap(pages[i], pages[x % (unsigned)(i + 1)]); }
+  }
+  int *dindptr, *dlast, *dpages;
+  CK(cudaMalloc(&dindptr, (B + 1) * 4)); CK(cudaMalloc(&dlast, B * 4)); CK(cudaMalloc(&dpages, np * 4));
+  CK(cudaMemcpy(dindptr, indptr.data(), (B + 1) * 4, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dlast, last.data(), B * 4, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dpages, pages.data(), np * 4, cudaMemcpyHostToDevice));
+#endif
   const long S = 1, T = L - 1;
   const size_t qn = B * 32 * 128, kvn = 2ull * B * 8 * L * 128, on = qn;
   const size_t kvb = kvn * 2;
@@ -35,7 +57,11 @@ int main(int argc, char** argv) {
   kfill<<<1024, 256>>>(q, qn, 7); kfill<<<4096, 256>>>(kv, kvn * rot, 11);
   CK(cudaFuncSetAttribute(k01_attention_attention, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   dim3 grid(splits, 8, B);
+#ifdef PAGED
+  auto launch = [&](int r) { k01_attention_attention<<<grid, 128, smem>>>(q, kv + (size_t)(r % rot) * kvn, dindptr, dlast, dpages, o, B, S, T, np, np); };
+#else
   auto launch = [&](int r) { k01_attention_attention<<<grid, 128, smem>>>(q, kv + (size_t)(r % rot) * kvn, o, B, S, T); };
+#endif
   launch(0); CK(cudaGetLastError()); CK(cudaDeviceSynchronize());
   std::vector<u16> h(on); CK(cudaMemcpy(h.data(), o, on * 2, cudaMemcpyDeviceToHost));
   double sum = 0, asum = 0;
