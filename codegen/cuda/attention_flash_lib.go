@@ -321,27 +321,31 @@ FZ_DEV fz_att_lrow fz_att_lanerow(const C& c, int lane, i64 b, i64 g, i64 npre, 
 }
 
 // fz_att_wtile is one warp's load of a decode tile from the lanes' rows r
-// (fz_att_lanerow) to sk (K) and sv (V). Lane l copies the 16-byte chunks
-// l, l + 32, ... of each, so that every copy instruction reads whole rows
-// back to back; the row addresses come from the lanes holding them
-// (shuffles). Rows that are all 16-byte aligned, of a head dim that is a
-// multiple of 16 (and divides 256), go by cp.async with the missing rows
-// zero-filled; others chunk by chunk with zeros past DH. The caller commits
-// the group.
-template <int DH, int DP>
+// (fz_att_lanerow) to sk (K) and sv (V): in rows padded to DP + 8 elements,
+// or (SW) in the swizzle of the tensor copy engine (fz_att_swz; head dims
+// of whole 128-byte lines), for the tiles the engine does not fill. Lane l
+// copies the 16-byte chunks l, l + 32, ... of each, so that every copy
+// instruction reads whole rows back to back; the row addresses come from
+// the lanes holding them (shuffles). Rows that are all 16-byte aligned, of
+// a head dim that is a multiple of 16 (and divides 256), go by cp.async
+// with the missing rows zero-filled; others chunk by chunk with zeros past
+// DH. The caller commits the group.
+template <int DH, int DP, bool SW>
 FZ_DEV void fz_att_wtile(const fz_att_lrow& r, u16* sk, u16* sv, int lane) {
   constexpr int CH = DP / 8, LDS = DP + 8, NE = 16 * CH;
+  static_assert(!SW || DH % 64 == 0, "swizzled tiles are rows of whole 128-byte lines");
+  // The byte offset of chunk ch of a row in a tile.
+  const auto at = [](int row, int ch) { return SW ? fz_att_swz(row, ch) : (u32)((row * LDS + ch * 8) * 2); };
   if (DH == DP && 32 % CH == 0 && __all_sync(0xffffffffu, fz_aligned(r.p, 16))) {
     // The row address with bit 0 set for a missing row (aligned: free).
     const u64 pm = (u64)r.p | (r.ok ? 0u : 1u);
-    const u32 sa = fz_smem_addr(sk + (lane / CH) * LDS + (lane % CH) * 8), sb = fz_smem_addr(sv + (lane / CH) * LDS + (lane % CH) * 8);
+    const u32 sa = fz_smem_addr(sk), sb = fz_smem_addr(sv);
 #pragma unroll
     for (int e0 = 0; e0 < NE; e0 += 32) {
-      const int row = (e0 + lane) / CH, off = (e0 / CH) * LDS * 2;
+      const int row = (e0 + lane) / CH, ch = (e0 + lane) % CH;
       const u64 k = __shfl_sync(0xffffffffu, pm, row), v = __shfl_sync(0xffffffffu, pm, 16 + row);
-      const int ch = ((e0 + lane) % CH) * 8;
-      fz_cp16s(sa + off, (const u16*)(k & ~(u64)1) + ch, k & 1 ? 0 : 16);
-      fz_cp16s(sb + off, (const u16*)(v & ~(u64)1) + ch, v & 1 ? 0 : 16);
+      fz_cp16s(sa + at(row, ch), (const u16*)(k & ~(u64)1) + ch * 8, k & 1 ? 0 : 16);
+      fz_cp16s(sb + at(row, ch), (const u16*)(v & ~(u64)1) + ch * 8, v & 1 ? 0 : 16);
     }
     return;
   }
@@ -352,50 +356,11 @@ FZ_DEV void fz_att_wtile(const fz_att_lrow& r, u16* sk, u16* sv, int lane) {
     const u16* const v = (const u16*)__shfl_sync(0xffffffffu, (u64)r.p, 16 + (row & 15));
     const bool ok = __shfl_sync(0xffffffffu, r.ok, row & 15);
     if (e >= NE) continue;
-    u16* const dk = sk + row * LDS + ch * 8;
-    u16* const dv = sv + row * LDS + ch * 8;
+    u16* const dk = (u16*)((char*)sk + at(row, ch));
+    u16* const dv = (u16*)((char*)sv + at(row, ch));
     if (ok && n > 0) {
       fz_att_cp(dk, k + ch * 8, n);
       fz_att_cp(dv, v + ch * 8, n);
-    } else {
-      *(uint4*)dk = make_uint4(0u, 0u, 0u, 0u);
-      *(uint4*)dv = make_uint4(0u, 0u, 0u, 0u);
-    }
-  }
-}
-
-// fz_att_wtile_sw is fz_att_wtile into the swizzled tiles of the tensor
-// copy engine (fz_att_swz) at sk and sv, for head dims of whole 128-byte
-// lines: the tiles of the ring the engine does not fill.
-template <int DH>
-FZ_DEV void fz_att_wtile_sw(const fz_att_lrow& r, u16* sk, u16* sv, int lane) {
-  constexpr int CH = DH / 8, NE = 16 * CH;
-  static_assert(DH % 64 == 0, "swizzled tiles are rows of whole 128-byte lines");
-  if (32 % CH == 0 && __all_sync(0xffffffffu, fz_aligned(r.p, 16))) {
-    const u64 pm = (u64)r.p | (r.ok ? 0u : 1u);
-    const u32 sa = fz_smem_addr(sk), sb = fz_smem_addr(sv);
-#pragma unroll
-    for (int e0 = 0; e0 < NE; e0 += 32) {
-      const int row = (e0 + lane) / CH, ch = (e0 + lane) % CH;
-      const u64 k = __shfl_sync(0xffffffffu, pm, row), v = __shfl_sync(0xffffffffu, pm, 16 + row);
-      const u32 off = fz_att_swz(row, ch);
-      fz_cp16s(sa + off, (const u16*)(k & ~(u64)1) + ch * 8, k & 1 ? 0 : 16);
-      fz_cp16s(sb + off, (const u16*)(v & ~(u64)1) + ch * 8, v & 1 ? 0 : 16);
-    }
-    return;
-  }
-#pragma unroll 1
-  for (int e0 = 0; e0 < NE; e0 += 32) {
-    const int e = e0 + lane, row = e / CH, ch = e - row * CH;
-    const u16* const k = (const u16*)__shfl_sync(0xffffffffu, (u64)r.p, row & 15);
-    const u16* const v = (const u16*)__shfl_sync(0xffffffffu, (u64)r.p, 16 + (row & 15));
-    const bool ok = __shfl_sync(0xffffffffu, r.ok, row & 15);
-    if (e >= NE) continue;
-    u16* const dk = (u16*)((char*)sk + fz_att_swz(row, ch));
-    u16* const dv = (u16*)((char*)sv + fz_att_swz(row, ch));
-    if (ok) {
-      fz_att_cp(dk, k + ch * 8, 8);
-      fz_att_cp(dv, v + ch * 8, 8);
     } else {
       *(uint4*)dk = make_uint4(0u, 0u, 0u, 0u);
       *(uint4*)dv = make_uint4(0u, 0u, 0u, 0u);
@@ -545,10 +510,10 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
         tmask |= 1u << s;
       } else {
         tmask &= ~(1u << s);
-        fz_att_wtile_sw<DH>(r, sk, sk + 16 * DH, lane);
+        fz_att_wtile<DH, DP, true>(r, sk, sk + 16 * DH, lane);
       }
     } else {
-      fz_att_wtile<DH, DP>(r, st + s * WST, st + s * WST + 16 * LDS, lane);
+      fz_att_wtile<DH, DP, false>(r, st + s * WST, st + s * WST + 16 * LDS, lane);
     }
   };
   for (i64 b = blockIdx.z; b < B; b += gridDim.z) {
