@@ -17,7 +17,9 @@
 # and the kernels of bench/specs/decode_attention_paged.fu over pools of
 # 16-token pages that each sequence owns in a random order (as fuser bench
 # draws them) and in order (paged-solo, paged-pair; the harness built with
-# -DPAGED).
+# -DPAGED). NCU=1 adds, after the timings, ncu's warp-stall samples per
+# instruction of the contiguous and the paged kernel at B16 L8192 and B1
+# L32768 (pages shuffled), summarised by bench/ncu_stalls.py: stalls.txt.
 set -eu
 cmd=${1:?prepare or run}; D=${2:?dir}
 case "$cmd" in
@@ -48,7 +50,7 @@ PY
 			if cmp -s "$D/$v.cu" "$D/$v-$x.cu"; then echo "$v-$x: the edit did not apply"; exit 1; fi
 		done
 	done
-	cp bench/decode_variants/harness.cu bench/compare.py "$D/"
+	cp bench/decode_variants/harness.cu bench/compare.py bench/ncu_stalls.py "$D/"
 	ls "$D"
 	;;
 run)
@@ -57,7 +59,7 @@ run)
 	for f in "$D"/*.cu; do
 		v=$(basename "$f" .cu); [ "$v" = harness ] && continue
 		paged=""; case "$v" in paged-*) paged=-DPAGED ;; esac
-		nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -std=c++17 -w $paged -DKFILE="\"$f\"" -o "$B/$v" "$D/harness.cu" &
+		nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -std=c++17 -w -lineinfo $paged -DKFILE="\"$f\"" -o "$B/$v" "$D/harness.cu" &
 	done
 	wait
 	solo=213248 pair=108800
@@ -84,6 +86,16 @@ for k, row in a.items():
         if isinstance(x, dict):
             print(f"{n:14s} {k}: per-launch median {x['us']:.2f} us {x['TBps']:.2f} TB/s | do_bench {x['do_bench_us']:.2f} us")
 PY
+	if [ "${NCU:-0}" = 1 ]; then
+		ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+		for x in "pair 16 8192 2 $pair" "paged-pair 16 8192 2 $pair" "solo 1 32768 16 $solo" "paged-solo 1 32768 16 $solo"; do
+			set -- $x; v=$1; shift
+			"$ncu" --clock-control none --kernel-name regex:k01 --launch-skip 3 --launch-count 1 --section WarpStateStats \
+				--section SourceCounters -f -o "$B/$v-$2" "$B/$v" "$@" "$v" shuffled > /dev/null 2>&1
+			"$ncu" -i "$B/$v-$2.ncu-rep" --page source --csv --print-source sass > "$B/$v-$2.csv"
+		done
+		python3 "$D/ncu_stalls.py" "$B"/*-8192.csv "$B"/*-32768.csv > "$R/stalls.txt"
+	fi
 	;;
 *) echo "usage: $0 prepare DIR | run DIR OUTDIR"; exit 2 ;;
 esac

@@ -18,6 +18,11 @@ const (
 	// blockReserved the part the driver keeps per block.
 	smPerSMShared = 228 << 10
 	blockReserved = 1 << 10
+	// decodeStatic bounds the kernel's static shared memory (the tensor
+	// map, the stage barriers, each warp's ring of page-table entries:
+	// under 5 KiB at 8 stages), which shares the block's limit with the
+	// dynamic ring.
+	decodeStatic = 8 << 10
 )
 
 // decodeStageBytes is one warp's stage: 16 K rows and 16 V rows.
@@ -56,7 +61,7 @@ func DecodeRing(dh int64, block int) (stages, bytes int64) {
 // maximum), so that a warp's tiles of a short split are all in flight at
 // once.
 func DecodeRingSolo(dh int64, block int) (stages, bytes int64) {
-	return decodeRingIn(dh, block, smPerSMShared-blockReserved-decodeQueryBytes(dh))
+	return decodeRingIn(dh, block, smPerSMShared-blockReserved-decodeStatic-decodeQueryBytes(dh))
 }
 
 // DecodeStages is the stage count of a launch with sharedBytes of dynamic

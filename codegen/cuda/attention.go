@@ -137,7 +137,7 @@ func (m *attModel) emitKeyRows(w *writer) error {
 		bb := s.batchOf(ixv("b"))
 		for c, v := range []*ir.Value{s.k, s.v} {
 			vw, _ := k.viewOf(v)
-			off, err := k.offset(vw, []ix{bb, ixv("g"), ixv("t"), ixc(0)})
+			off, err := k.offset(vw, []ix{bb, ixv("g"), ixv("t"), ixc(0)}, nil)
 			if err != nil {
 				return err
 			}

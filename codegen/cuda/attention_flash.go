@@ -248,29 +248,9 @@ func (m *flashModel) emitContext(w *writer, chunk, nps int64) error {
 	w.line("// Keys of sequence b: the shared prefix's, then its own.")
 	w.line("%s i64 npre(i64 b, i64 g) const { return %s; }", flashMember, pre)
 	w.line("%s i64 nown(i64 b, i64 g) const { return %s; }", flashMember, ownLen)
-	// K and V rows.
-	w.line("// Row of key j (prefix keys first) of K (c = 0) or V (c = 1).")
-	w.open("%s const u16* row(int c, i64 b, i64 g, i64 j, i64 npre) const {", flashMember)
-	for i, s := range m.srcs {
-		last := i == len(m.srcs)-1
-		if !last {
-			w.open("if (j < npre) {")
-		}
-		var ptrs [2]string
-		for c, v := range []*ir.Value{s.k, s.v} {
-			a, err := k.addr(v, []ix{flashBatchIndex(v, ixv("b")), ixv("g"), ixv("j"), ixc(0)})
-			if err != nil {
-				return err
-			}
-			ptrs[c] = a
-		}
-		w.line("return c == 0 ? (const u16*)(%s) : (const u16*)(%s);", ptrs[0], ptrs[1])
-		if !last {
-			w.close()
-			w.line("j -= npre;")
-		}
+	if err := m.emitRows(w); err != nil {
+		return err
 	}
-	w.close()
 	// The base of the decode's tensor map: the lower of the own keys' and
 	// values' buffers (fz_att_bulk_tile checks each tile's rows against it).
 	bk, err := k.name(codegen.Buffer(own.k))
@@ -310,6 +290,91 @@ func (m *flashModel) emitContext(w *writer, chunk, nps int64) error {
 	w.close()
 	m.emitModifiers(w)
 	w.close("};")
+	return nil
+}
+
+// emitRows writes the context's K and V rows: row, and its two halves
+// rkeyp (the address of the one memory word addressing a key's row reads:
+// a paged cache's page-table entry; null for other layouts) and rrow (the
+// address from that word), so that the decode loop can fetch the word
+// ahead of the row's copy. KEYS says whether any key has such a word.
+func (m *flashModel) emitRows(w *writer) error {
+	k := m.k
+	at := func(v *ir.Value) []ix { return []ix{flashBatchIndex(v, ixv("b")), ixv("g"), ixv("j"), ixc(0)} }
+	// Each source's page-table entry (nil where unpaged); K and V share
+	// their append's table.
+	entries := make([]*ix, len(m.srcs))
+	paged := false
+	for i, s := range m.srcs {
+		e, ok, err := k.pageOf(s.k, at(s.k))
+		if err != nil {
+			return err
+		}
+		if ok {
+			entries[i], paged = &e, true
+		}
+	}
+	// Both halves branch on the source the key belongs to (the prefix's
+	// keys first) alike.
+	each := func(body func(i int) error) error {
+		for i := range m.srcs {
+			last := i == len(m.srcs)-1
+			if !last {
+				w.open("if (j < npre) {")
+			}
+			if err := body(i); err != nil {
+				return err
+			}
+			if !last {
+				w.close()
+				w.line("j -= npre;")
+			}
+		}
+		return nil
+	}
+	w.line("// Row of key j (prefix keys first) of K (c = 0) or V (c = 1); rkeyp is")
+	w.line("// the address of the word it reads (a page-table entry; null for")
+	w.line("// unpaged keys), rrow the row from that word.")
+	w.line("static constexpr bool KEYS = %t;", paged)
+	w.open("%s const u16* row(int c, i64 b, i64 g, i64 j, i64 npre) const {", flashMember)
+	w.line("const int* e = rkeyp(b, g, j, npre);")
+	w.line("return rrow(e ? *e : 0, c, b, g, j, npre);")
+	w.close()
+	if !paged {
+		w.line("%s const int* rkeyp(i64 b, i64 g, i64 j, i64 npre) const { return nullptr; }", flashMember)
+	} else {
+		w.open("%s const int* rkeyp(i64 b, i64 g, i64 j, i64 npre) const {", flashMember)
+		_ = each(func(i int) error {
+			e := "nullptr"
+			if entries[i] != nil {
+				e = entries[i].String()
+			}
+			w.line("return %s;", e)
+			return nil
+		})
+		w.close()
+	}
+	key := ixv("key")
+	w.open("%s const u16* rrow(int key, int c, i64 b, i64 g, i64 j, i64 npre) const {", flashMember)
+	if err := each(func(i int) error {
+		var ptrs [2]string
+		for c, v := range []*ir.Value{m.srcs[i].k, m.srcs[i].v} {
+			pk := &key
+			if entries[i] == nil {
+				pk = nil
+			}
+			a, err := k.addrAt(v, at(v), pk)
+			if err != nil {
+				return err
+			}
+			ptrs[c] = a
+		}
+		w.line("return c == 0 ? (const u16*)(%s) : (const u16*)(%s);", ptrs[0], ptrs[1])
+		return nil
+	}); err != nil {
+		return err
+	}
+	w.close()
 	return nil
 }
 

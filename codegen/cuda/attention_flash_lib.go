@@ -311,13 +311,23 @@ struct fz_att_lrow {
   bool ok;
 };
 
-// fz_att_lanerow addresses the lane's row of the tile of keys j0 .. j0 + 15
-// (j0 < jend) of sequence b, kv head g: one row lookup per tile and lane
-// (for a paged cache, one page-table read), made a tile ahead of the copy.
+// fz_att_keycp copies the word that addressing key j's row reads (the
+// context's rkeyp: a page-table entry; 0 where there is none) to dst, by
+// cp.async; a key at jend or later takes the last existing key's. The
+// decode loop fetches these words into shared memory tiles ahead, so that
+// forming a row (fz_att_lanerow, from the word) never waits on a global
+// read.
 template <class C>
-FZ_DEV fz_att_lrow fz_att_lanerow(const C& c, int lane, i64 b, i64 g, i64 npre, i64 j0, i64 jend) {
+FZ_DEV void fz_att_keycp(const C& c, int* dst, i64 b, i64 g, i64 npre, i64 j, i64 jend) {
+  fz_cp4(dst, c.rkeyp(b, g, j < jend ? j : jend - 1, npre));
+}
+
+// fz_att_lanerow addresses the lane's row of the tile of keys j0 .. j0 + 15
+// (j0 < jend) of sequence b, kv head g from the word key its address reads.
+template <class C>
+FZ_DEV fz_att_lrow fz_att_lanerow(const C& c, int key, int lane, i64 b, i64 g, i64 npre, i64 j0, i64 jend) {
   const i64 j = j0 + (lane & 15), jj = j < jend ? j : jend - 1;
-  return {c.row(lane >> 4, b, g, jj, npre), j < jend};
+  return {c.rrow(key, lane >> 4, b, g, jj, npre), j < jend};
 }
 
 // fz_att_wtile is one warp's load of a decode tile from the lanes' rows r
@@ -480,6 +490,10 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
   __shared__ int fz_att_last;
   __shared__ __align__(128) u64 fz_att_tms[BULK ? 16 : 1];
   __shared__ __align__(8) u64 fz_att_bar[BULK ? NW * NSTG : 1];
+  // Each warp's ring of its tiles' row words (C::KEYS: the page-table
+  // entries), KR tiles of 16, fetched NSTG tiles ahead of the tiles' copies.
+  constexpr int KR = 2 * NSTG - 1 > NSTG + 1 ? 2 * NSTG - 1 : NSTG + 1;
+  __shared__ int fz_att_keys[C::KEYS ? NW * KR * 16 : 1];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, gr = lane >> 2, tq = lane & 3;
   u16* const st = BULK ? (u16*)(((u64)fz_att_dsm + 1023) & ~(u64)1023) + warp * NSTG * TST : fz_att_dsm + warp * NSTG * WST;
   u16* const sq = fz_att_dsm + NW * NSTG * WST;
@@ -555,8 +569,7 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
           // The query rows to shared memory (zeros past R and DH) in 16-byte
           // chunks, by cp.async where whole and aligned: they join the
           // first tile's group, so that their latency overlaps the first
-          // tiles'. Each tile's rows are addressed a tile ahead of its copy
-          // (nx), so that a page-table read overlaps the tile before.
+          // tiles'.
           for (int e = threadIdx.x; e < 16 * (DP / 8); e += NT) {
             const int r = e / (DP / 8), ch = e - r * (DP / 8), n = DH - ch * 8 < 8 ? DH - ch * 8 : 8;
             const i64 rr = rt + r;
@@ -565,13 +578,29 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
             else *(uint4*)dq = make_uint4(0u, 0u, 0u, 0u);
           }
           const auto tile0 = [&](int i) { return j0 + (i64)(warp + i * NW) * 16; };
-          fz_att_lrow nx = {};
+          // keys(i) fetches the row words of the warp's tile i (lanes 0-15,
+          // a row each), row(i) is the lane's row of it. The words of tiles
+          // 0 .. 2 NSTG - 2 come first, at once; then, in the loop, those of
+          // tile i + 2 NSTG - 1 join the group of tile i + NSTG - 1's copy,
+          // which the waits have completed by the time it is copied.
+          const auto keys = [&](int i) {
+            if (C::KEYS && lane < 16 && i < mine) fz_att_keycp(c, &fz_att_keys[(warp * KR + i % KR) * 16 + lane], b, g, npre, tile0(i) + lane, j1);
+          };
+          const auto row = [&](int i) {
+            return fz_att_lanerow(c, C::KEYS ? fz_att_keys[(warp * KR + i % KR) * 16 + (lane & 15)] : 0, lane, b, g, npre, tile0(i), j1);
+          };
+          if constexpr (C::KEYS) {
+#pragma unroll 1
+            for (int i = 0; i < 2 * NSTG - 1; i++) keys(i);
+            fz_cp_commit();
+            fz_cp_wait<0>();
+            __syncwarp();
+          }
 #pragma unroll 1
           for (int i = 0; i < NSTG - 1; i++) {
-            if (i < mine) load(fz_att_lanerow(c, lane, b, g, npre, tile0(i), j1), i);
+            if (i < mine) load(row(i), i);
             fz_cp_commit();
           }
-          if (NSTG - 1 < mine) nx = fz_att_lanerow(c, lane, b, g, npre, tile0(NSTG - 1), j1);
           // (Not for an item whose tiles all fit the rings' first stages.)
           const bool build = BULK && !ready && ntile > NW * (NSTG - 1) && bulk();
           if (build && warp == 0) fz_att_tmap_build<DH>(fz_att_tms, fz_att_tslot<DH>(), c.tbase());
@@ -591,8 +620,8 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
           int cur = 0, nxt = NSTG - 1;
           for (int i = 0; i < mine; i++) {
             if (i + NSTG - 1 < mine) {
-              load(nx, nxt);
-              if (i + NSTG < mine) nx = fz_att_lanerow(c, lane, b, g, npre, tile0(i + NSTG), j1);
+              load(row(i + NSTG - 1), nxt);
+              keys(i + 2 * NSTG - 1);
             }
             fz_cp_commit();
             fz_cp_wait<NSTG - 1>();

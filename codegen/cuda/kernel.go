@@ -194,6 +194,13 @@ func (k *kgen) viewOf(v *ir.Value) (*view, error) {
 
 // addr returns the C pointer expression of element idx of an external value.
 func (k *kgen) addr(v *ir.Value, idx []ix) (string, error) {
+	return k.addrAt(v, idx, nil)
+}
+
+// addrAt is addr with, for a paged cache's view, the page holding the
+// element given as the expression page (the entry pageOf addresses, read
+// earlier) in place of the page-table read; nil reads the table.
+func (k *kgen) addrAt(v *ir.Value, idx []ix, page *ix) (string, error) {
 	w, err := k.viewOf(v)
 	if err != nil {
 		return "", err
@@ -202,7 +209,7 @@ func (k *kgen) addr(v *ir.Value, idx []ix) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	off, err := k.offset(w, idx)
+	off, err := k.offset(w, idx, page)
 	if err != nil {
 		return "", err
 	}
@@ -212,17 +219,34 @@ func (k *kgen) addr(v *ir.Value, idx []ix) (string, error) {
 	return p + " + " + off.String(), nil
 }
 
+// pageOf is the page-table entry addr reads for element idx of v: the
+// address of the index of the page holding it, for a view of a paged
+// cache (ok false for any other value, whose address reads no table).
+func (k *kgen) pageOf(v *ir.Value, idx []ix) (entry ix, ok bool, err error) {
+	w, err := k.viewOf(v)
+	if err != nil || w.cache == nil || w.cache.layout.Kind != ir.Paged {
+		return ix{}, false, err
+	}
+	ci := w.cache.index(idx)
+	indptr, err := k.name(w.cache.layout.Indptr)
+	if err != nil {
+		return ix{}, false, err
+	}
+	indices, err := k.name(w.cache.layout.Indices)
+	if err != nil {
+		return ix{}, false, err
+	}
+	return ixv(fmt.Sprintf("fz_paged_entry(%s, %s, %s, %s, %s)", indptr, indices, ci[0], ci[2], ixc(w.cache.layout.Page))), true, nil
+}
+
 // offset is the element offset of idx in a view's buffer, through the page
-// table for paged and ragged caches.
-func (k *kgen) offset(w *view, idx []ix) (ix, error) {
+// table for paged and ragged caches (page: see addrAt).
+func (k *kgen) offset(w *view, idx []ix, page *ix) (ix, error) {
 	if w.cache == nil {
 		return w.offset(idx), nil
 	}
-	ci := make([]ix, 4)
-	for i, p := range w.cache.perm {
-		ci[p] = idx[i]
-	}
-	row, err := k.cacheRow(w.cache.app, w.cache.c, ci[0], ci[1], ci[2])
+	ci := w.cache.index(idx)
+	row, err := k.cacheRowAt(w.cache.app, w.cache.c, ci[0], ci[1], ci[2], page)
 	if err != nil {
 		return ix{}, err
 	}
@@ -232,6 +256,11 @@ func (k *kgen) offset(w *view, idx []ix) (ix, error) {
 // cacheRow is the element offset of token t of (sequence b, kv head g) of
 // the K (c = 0) or V (c = 1) cache written by append app.
 func (k *kgen) cacheRow(app *ir.Node, c int, b, g, t ix) (ix, error) {
+	return k.cacheRowAt(app, c, b, g, t, nil)
+}
+
+// cacheRowAt is cacheRow with a paged cache's page given (see addrAt).
+func (k *kgen) cacheRowAt(app *ir.Node, c int, b, g, t ix, page *ix) (ix, error) {
 	state, kk := app.Args[0], app.Args[1]
 	ks := kk.Type.Shape
 	nb, ng, dh := dimIx(ks[0]), dimIx(ks[1]), dimIx(ks[3])
@@ -247,6 +276,9 @@ func (k *kgen) cacheRow(app *ir.Node, c int, b, g, t ix) (ix, error) {
 	}
 	if lay.Kind == ir.RaggedLayout {
 		return ixv(fmt.Sprintf("fz_ragged_row(%s, %s, %s, %s, %d, %s, %s, %s)", indptr, b, g, t, c, nb, ng, dh)), nil
+	}
+	if page != nil {
+		return ixv(fmt.Sprintf("fz_paged_at(%s, %s, %s, %d, %s, %s, %s)", *page, g, t, c, ixc(lay.Page), ng, dh)), nil
 	}
 	indices, err := k.name(lay.Indices)
 	if err != nil {

@@ -225,11 +225,20 @@ FZ_DEV i64 fz_seqlen_paged(const int* indptr, const int* last, i64 b, i64 page) 
   return n > 0 ? (n - 1) * page + (i64)last[b] : 0;
 }
 FZ_DEV i64 fz_seqlen_ragged(const int* indptr, i64 b) { return (i64)indptr[b + 1] - (i64)indptr[b]; }
+// fz_paged_entry is the page-table entry naming the page of a paged pool
+// that holds token t of sequence b.
+FZ_DEV const int* fz_paged_entry(const int* indptr, const int* indices, i64 b, i64 t, i64 page) {
+  return indices + (i64)indptr[b] + t / page;
+}
+// fz_paged_at is the element offset of token t (of its sequence) of kv
+// head g of the K (c = 0) or V (c = 1) cache in page pg of a paged pool.
+FZ_DEV i64 fz_paged_at(i64 pg, i64 g, i64 t, int c, i64 page, i64 ng, i64 dh) {
+  return (((pg * 2 + c) * ng + g) * page + t % page) * dh;
+}
 // fz_paged_row is the element offset of token t of (sequence b, kv head g)
 // of the K (c = 0) or V (c = 1) cache in a paged pool.
 FZ_DEV i64 fz_paged_row(const int* indptr, const int* indices, i64 b, i64 g, i64 t, int c, i64 page, i64 ng, i64 dh) {
-  i64 pg = (i64)indices[(i64)indptr[b] + t / page];
-  return (((pg * 2 + c) * ng + g) * page + t % page) * dh;
+  return fz_paged_at(*fz_paged_entry(indptr, indices, b, t, page), g, t, c, page, ng, dh);
 }
 // fz_ragged_row is the element offset of token t of (b, g) in a ragged
 // buffer of nb sequences.
@@ -252,6 +261,11 @@ FZ_DEV void fz_cp16s(u32 sa, const void* g, int bytes) {
   asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;" :: "r"(sa), "l"(g), "r"(bytes));
 }
 FZ_DEV void fz_cp16b(void* smem, const void* g, int bytes) { fz_cp16s(fz_smem_addr(smem), g, bytes); }
+// fz_cp4 copies the 4-byte word at g (null: stores 0) to smem.
+FZ_DEV void fz_cp4(void* smem, const void* g) {
+  if (g) asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" :: "r"(fz_smem_addr(smem)), "l"(g));
+  else *(u32*)smem = 0u;
+}
 FZ_DEV void fz_cp_commit() { asm volatile("cp.async.commit_group;"); }
 template <int N> FZ_DEV void fz_cp_wait() { asm volatile("cp.async.wait_group %0;" :: "n"(N)); }
 FZ_DEV void fz_ldsm4(u32* r, const void* p) {

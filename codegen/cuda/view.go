@@ -41,6 +41,16 @@ type cacheView struct {
 	perm   []int
 }
 
+// index maps a read's indices idx to the cache's (sequence, kv head,
+// token, dim).
+func (c *cacheView) index(idx []ix) []ix {
+	ci := make([]ix, 4)
+	for i, p := range c.perm {
+		ci[p] = idx[i]
+	}
+	return ci
+}
+
 // shapeOf returns a value's shape as polynomials.
 func shapeOf(v *ir.Value) []poly {
 	out := make([]poly, len(v.Type.Shape))

@@ -181,7 +181,7 @@ FZ_DEV void fz_att_prefix(const C& c, float* ws, i64 cap) {
 static __device__ float fz_workspace[1331712];
 
 // body of k02_attention_attention
-struct fzb_5b657f9e588bbc23_ctx {
+struct fzb_ecc162a5f8ad206f_ctx {
   const u16* p0;
   const u16* p1;
   const u16* p2;
@@ -203,8 +203,16 @@ struct fzb_5b657f9e588bbc23_ctx {
   // Keys of sequence b: the shared prefix's, then its own.
   __device__ __forceinline__ i64 npre(i64 b, i64 g) const { return dim_L; }
   __device__ __forceinline__ i64 nown(i64 b, i64 g) const { return (dim_S + dim_T); }
-  // Row of key j (prefix keys first) of K (c = 0) or V (c = 1).
+  // Row of key j (prefix keys first) of K (c = 0) or V (c = 1); rkeyp is
+  // the address of the word it reads (a page-table entry; null for
+  // unpaged keys), rrow the row from that word.
+  static constexpr bool KEYS = false;
   __device__ __forceinline__ const u16* row(int c, i64 b, i64 g, i64 j, i64 npre) const {
+    const int* e = rkeyp(b, g, j, npre);
+    return rrow(e ? *e : 0, c, b, g, j, npre);
+  }
+  __device__ __forceinline__ const int* rkeyp(i64 b, i64 g, i64 j, i64 npre) const { return nullptr; }
+  __device__ __forceinline__ const u16* rrow(int key, int c, i64 b, i64 g, i64 j, i64 npre) const {
     if (j < npre) {
       return c == 0 ? (const u16*)(p1 + ((g*(128*dim_L)) + (j*128))) : (const u16*)(p1 + (((1024*dim_L) + (g*(128*dim_L))) + (j*128)));
     }
@@ -236,20 +244,20 @@ struct fzb_5b657f9e588bbc23_ctx {
   // Whether some query at pmin..pmax does not see some key of [k0, k1).
   __device__ __forceinline__ bool tile_masked(i64 pmin, i64 pmax, i64 k0, i64 k1) const { return k1 - 1 > pmin; }
 };
-FZ_DEV void fzb_5b657f9e588bbc23_prefix(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) {
-  const fzb_5b657f9e588bbc23_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L};
+FZ_DEV void fzb_ecc162a5f8ad206f_prefix(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) {
+  const fzb_ecc162a5f8ad206f_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L};
   fz_att_prefix<128, 128, 128, 3, true>(c, fz_workspace, (i64)(sizeof(fz_workspace) / sizeof(float)));
 }
-FZ_DEV void fzb_5b657f9e588bbc23(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) {
-  const fzb_5b657f9e588bbc23_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L};
+FZ_DEV void fzb_ecc162a5f8ad206f(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) {
+  const fzb_ecc162a5f8ad206f_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L};
   fz_att_decode<128, 128, 128, 3, 0, true>(c, fz_workspace, (i64)(sizeof(fz_workspace) / sizeof(float)));
 }
-FZ_DEV void fzb_5b657f9e588bbc23_prefill(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) {
-  const fzb_5b657f9e588bbc23_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L};
+FZ_DEV void fzb_ecc162a5f8ad206f_prefill(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) {
+  const fzb_ecc162a5f8ad206f_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L};
   fz_att_prefill<128, 128, 64, 128, 1, true>(c);
 }
 
 // entries
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefix(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) { fzb_5b657f9e588bbc23_prefix(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L); }
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) { fzb_5b657f9e588bbc23(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L); }
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefill(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) { fzb_5b657f9e588bbc23_prefill(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefix(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) { fzb_ecc162a5f8ad206f_prefix(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) { fzb_ecc162a5f8ad206f(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefill(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) { fzb_ecc162a5f8ad206f_prefill(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L); }

@@ -394,13 +394,23 @@ struct fz_att_lrow {
   bool ok;
 };
 
-// fz_att_lanerow addresses the lane's row of the tile of keys j0 .. j0 + 15
-// (j0 < jend) of sequence b, kv head g: one row lookup per tile and lane
-// (for a paged cache, one page-table read), made a tile ahead of the copy.
+// fz_att_keycp copies the word that addressing key j's row reads (the
+// context's rkeyp: a page-table entry; 0 where there is none) to dst, by
+// cp.async; a key at jend or later takes the last existing key's. The
+// decode loop fetches these words into shared memory tiles ahead, so that
+// forming a row (fz_att_lanerow, from the word) never waits on a global
+// read.
 template <class C>
-FZ_DEV fz_att_lrow fz_att_lanerow(const C& c, int lane, i64 b, i64 g, i64 npre, i64 j0, i64 jend) {
+FZ_DEV void fz_att_keycp(const C& c, int* dst, i64 b, i64 g, i64 npre, i64 j, i64 jend) {
+  fz_cp4(dst, c.rkeyp(b, g, j < jend ? j : jend - 1, npre));
+}
+
+// fz_att_lanerow addresses the lane's row of the tile of keys j0 .. j0 + 15
+// (j0 < jend) of sequence b, kv head g from the word key its address reads.
+template <class C>
+FZ_DEV fz_att_lrow fz_att_lanerow(const C& c, int key, int lane, i64 b, i64 g, i64 npre, i64 j0, i64 jend) {
   const i64 j = j0 + (lane & 15), jj = j < jend ? j : jend - 1;
-  return {c.row(lane >> 4, b, g, jj, npre), j < jend};
+  return {c.rrow(key, lane >> 4, b, g, jj, npre), j < jend};
 }
 
 // fz_att_wtile is one warp's load of a decode tile from the lanes' rows r
@@ -563,6 +573,10 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
   __shared__ int fz_att_last;
   __shared__ __align__(128) u64 fz_att_tms[BULK ? 16 : 1];
   __shared__ __align__(8) u64 fz_att_bar[BULK ? NW * NSTG : 1];
+  // Each warp's ring of its tiles' row words (C::KEYS: the page-table
+  // entries), KR tiles of 16, fetched NSTG tiles ahead of the tiles' copies.
+  constexpr int KR = 2 * NSTG - 1 > NSTG + 1 ? 2 * NSTG - 1 : NSTG + 1;
+  __shared__ int fz_att_keys[C::KEYS ? NW * KR * 16 : 1];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, gr = lane >> 2, tq = lane & 3;
   u16* const st = BULK ? (u16*)(((u64)fz_att_dsm + 1023) & ~(u64)1023) + warp * NSTG * TST : fz_att_dsm + warp * NSTG * WST;
   u16* const sq = fz_att_dsm + NW * NSTG * WST;
@@ -638,8 +652,7 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
           // The query rows to shared memory (zeros past R and DH) in 16-byte
           // chunks, by cp.async where whole and aligned: they join the
           // first tile's group, so that their latency overlaps the first
-          // tiles'. Each tile's rows are addressed a tile ahead of its copy
-          // (nx), so that a page-table read overlaps the tile before.
+          // tiles'.
           for (int e = threadIdx.x; e < 16 * (DP / 8); e += NT) {
             const int r = e / (DP / 8), ch = e - r * (DP / 8), n = DH - ch * 8 < 8 ? DH - ch * 8 : 8;
             const i64 rr = rt + r;
@@ -648,13 +661,29 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
             else *(uint4*)dq = make_uint4(0u, 0u, 0u, 0u);
           }
           const auto tile0 = [&](int i) { return j0 + (i64)(warp + i * NW) * 16; };
-          fz_att_lrow nx = {};
+          // keys(i) fetches the row words of the warp's tile i (lanes 0-15,
+          // a row each), row(i) is the lane's row of it. The words of tiles
+          // 0 .. 2 NSTG - 2 come first, at once; then, in the loop, those of
+          // tile i + 2 NSTG - 1 join the group of tile i + NSTG - 1's copy,
+          // which the waits have completed by the time it is copied.
+          const auto keys = [&](int i) {
+            if (C::KEYS && lane < 16 && i < mine) fz_att_keycp(c, &fz_att_keys[(warp * KR + i % KR) * 16 + lane], b, g, npre, tile0(i) + lane, j1);
+          };
+          const auto row = [&](int i) {
+            return fz_att_lanerow(c, C::KEYS ? fz_att_keys[(warp * KR + i % KR) * 16 + (lane & 15)] : 0, lane, b, g, npre, tile0(i), j1);
+          };
+          if constexpr (C::KEYS) {
+#pragma unroll 1
+            for (int i = 0; i < 2 * NSTG - 1; i++) keys(i);
+            fz_cp_commit();
+            fz_cp_wait<0>();
+            __syncwarp();
+          }
 #pragma unroll 1
           for (int i = 0; i < NSTG - 1; i++) {
-            if (i < mine) load(fz_att_lanerow(c, lane, b, g, npre, tile0(i), j1), i);
+            if (i < mine) load(row(i), i);
             fz_cp_commit();
           }
-          if (NSTG - 1 < mine) nx = fz_att_lanerow(c, lane, b, g, npre, tile0(NSTG - 1), j1);
           // (Not for an item whose tiles all fit the rings' first stages.)
           const bool build = BULK && !ready && ntile > NW * (NSTG - 1) && bulk();
           if (build && warp == 0) fz_att_tmap_build<DH>(fz_att_tms, fz_att_tslot<DH>(), c.tbase());
@@ -674,8 +703,8 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
           int cur = 0, nxt = NSTG - 1;
           for (int i = 0; i < mine; i++) {
             if (i + NSTG - 1 < mine) {
-              load(nx, nxt);
-              if (i + NSTG < mine) nx = fz_att_lanerow(c, lane, b, g, npre, tile0(i + NSTG), j1);
+              load(row(i + NSTG - 1), nxt);
+              keys(i + 2 * NSTG - 1);
             }
             fz_cp_commit();
             fz_cp_wait<NSTG - 1>();
@@ -853,7 +882,7 @@ FZ_DEV void fz_att_prefill(const C& c) {
 static __device__ float fz_workspace[66568];
 
 // body of k02_attention_attention
-struct fzb_a7b6014f8f500249_ctx {
+struct fzb_8fb95a2c071d0fe9_ctx {
   const u16* p0;
   const u16* p1;
   u16* p2;
@@ -871,8 +900,16 @@ struct fzb_a7b6014f8f500249_ctx {
   // Keys of sequence b: the shared prefix's, then its own.
   __device__ __forceinline__ i64 npre(i64 b, i64 g) const { return 0; }
   __device__ __forceinline__ i64 nown(i64 b, i64 g) const { return (dim_S + dim_T); }
-  // Row of key j (prefix keys first) of K (c = 0) or V (c = 1).
+  // Row of key j (prefix keys first) of K (c = 0) or V (c = 1); rkeyp is
+  // the address of the word it reads (a page-table entry; null for
+  // unpaged keys), rrow the row from that word.
+  static constexpr bool KEYS = false;
   __device__ __forceinline__ const u16* row(int c, i64 b, i64 g, i64 j, i64 npre) const {
+    const int* e = rkeyp(b, g, j, npre);
+    return rrow(e ? *e : 0, c, b, g, j, npre);
+  }
+  __device__ __forceinline__ const int* rkeyp(i64 b, i64 g, i64 j, i64 npre) const { return nullptr; }
+  __device__ __forceinline__ const u16* rrow(int key, int c, i64 b, i64 g, i64 j, i64 npre) const {
     return c == 0 ? (const u16*)(p1 + (((b*(1024*dim_S + 1024*dim_T)) + (g*(128*dim_S + 128*dim_T))) + (j*128))) : (const u16*)(p1 + ((((1024*dim_B*dim_S + 1024*dim_B*dim_T) + (b*(1024*dim_S + 1024*dim_T))) + (g*(128*dim_S + 128*dim_T))) + (j*128)));
   }
   // The base of the decode's tensor map: the lower of the own keys' and values' buffers.
@@ -900,15 +937,15 @@ struct fzb_a7b6014f8f500249_ctx {
   // Whether some query at pmin..pmax does not see some key of [k0, k1).
   __device__ __forceinline__ bool tile_masked(i64 pmin, i64 pmax, i64 k0, i64 k1) const { return k1 - 1 > pmin; }
 };
-FZ_DEV void fzb_a7b6014f8f500249(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
-  const fzb_a7b6014f8f500249_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
+FZ_DEV void fzb_8fb95a2c071d0fe9(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
+  const fzb_8fb95a2c071d0fe9_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
   fz_att_decode<128, 128, 128, 6, 0, true>(c, fz_workspace, (i64)(sizeof(fz_workspace) / sizeof(float)));
 }
-FZ_DEV void fzb_a7b6014f8f500249_prefill(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
-  const fzb_a7b6014f8f500249_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
+FZ_DEV void fzb_8fb95a2c071d0fe9_prefill(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
+  const fzb_8fb95a2c071d0fe9_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
   fz_att_prefill<128, 128, 64, 128, 1, true>(c);
 }
 
 // entries
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_a7b6014f8f500249(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefill(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_a7b6014f8f500249_prefill(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_8fb95a2c071d0fe9(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefill(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_8fb95a2c071d0fe9_prefill(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }
