@@ -344,25 +344,27 @@ func (m *flashModel) emitRows(w *writer) error {
 		w.line("%s const int* rkeyp(i64 b, i64 g, i64 j, i64 npre) const { return nullptr; }", flashMember)
 	} else {
 		w.open("%s const int* rkeyp(i64 b, i64 g, i64 j, i64 npre) const {", flashMember)
-		_ = each(func(i int) error {
+		if err := each(func(i int) error {
 			e := "nullptr"
 			if entries[i] != nil {
 				e = entries[i].String()
 			}
 			w.line("return %s;", e)
 			return nil
-		})
+		}); err != nil {
+			return err
+		}
 		w.close()
 	}
 	key := ixv("key")
 	w.open("%s const u16* rrow(int key, int c, i64 b, i64 g, i64 j, i64 npre) const {", flashMember)
 	if err := each(func(i int) error {
 		var ptrs [2]string
+		pk := &key
+		if entries[i] == nil {
+			pk = nil
+		}
 		for c, v := range []*ir.Value{m.srcs[i].k, m.srcs[i].v} {
-			pk := &key
-			if entries[i] == nil {
-				pk = nil
-			}
 			a, err := k.addrAt(v, at(v), pk)
 			if err != nil {
 				return err
