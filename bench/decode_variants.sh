@@ -14,6 +14,11 @@
 #   nobulk     every tile by cp.async into padded rows: no tensor copy engine
 #   g33        B1: 33 splits at two blocks an SM (deterministic mode's
 #              fixed chunk of 1008 keys), the plan before one block an SM
+# and wide, the 8-warp kernel (3 stages a warp, one block an SM) that the
+# plan gives long splits filling the SMs (B16 L8192, B1 L131072), beside
+# solo and pair at the same shapes (solo and pair are generated at shapes
+# whose plans take 4 warps: B1 L4096, B64 L4096; every kernel gets a
+# workspace for all the harness's shapes),
 # and the kernels of bench/specs/decode_attention_paged.fu over pools of
 # 16-token pages that each sequence owns in a random order (as fuser bench
 # draws them) and in order (paged-solo, paged-pair; the harness built with
@@ -26,13 +31,19 @@ case "$cmd" in
 prepare)
 	mkdir -p "$D"
 	S=bench/specs/decode_attention.fu
-	gen() { rm -rf "$D/_b"; go run ./cmd/fuser build "$S" -dims "$2" $3 -o "$D/_b" >/dev/null; cp "$D/_b/kernels.cu" "$D/$1.cu"; rm -rf "$D/_b"; }
+	gen() {
+		rm -rf "$D/_b"; go run ./cmd/fuser build "$S" -dims "$2" $3 -o "$D/_b" >/dev/null
+		sed 's/^static __device__ float fz_workspace\[[0-9]*\];$/static __device__ float fz_workspace[4194304];/' "$D/_b/kernels.cu" > "$D/$1.cu"; rm -rf "$D/_b"
+		grep -q 'fz_workspace\[4194304\]' "$D/$1.cu" || { echo "$1: no workspace to size"; exit 1; }
+	}
 	gen solo B=1,S=1,T=4095 ""
-	gen pair B=16,S=1,T=8191 ""
+	gen pair B=64,S=1,T=4095 ""
+	gen wide B=16,S=1,T=8191 ""
+	grep -q '__launch_bounds__(256, 1) k01_attention_attention(' "$D/wide.cu" || { echo "wide: not an 8-warp kernel"; exit 1; }
 	gen g33 B=1,S=1,T=32767 "-split-keys 1008"
 	S=bench/specs/decode_attention_paged.fu
 	gen paged-solo B=1,S=1,T=4095,P=256,N=256 ""
-	gen paged-pair B=16,S=1,T=8191,P=8192,N=8192 ""
+	gen paged-pair B=64,S=1,T=4095,P=16384,N=16384 ""
 	for v in solo pair; do
 		sed 's/^          if (!fz_att_last) continue;$/          continue;/' "$D/$v.cu" > "$D/$v-nomerge.cu"
 		python3 - "$D/$v.cu" "$D/$v-nocompute.cu" <<'PY'
@@ -59,7 +70,8 @@ run)
 	for f in "$D"/*.cu; do
 		v=$(basename "$f" .cu); [ "$v" = harness ] && continue
 		paged=""; case "$v" in paged-*) paged=-DPAGED ;; esac
-		nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -std=c++17 -w -lineinfo $paged -DKFILE="\"$f\"" -o "$B/$v" "$D/harness.cu" &
+		nth=""; case "$v" in wide*) nth=-DNTH=256 ;; esac
+		nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -std=c++17 -w -lineinfo $paged $nth -DKFILE="\"$f\"" -o "$B/$v" "$D/harness.cu" &
 	done
 	wait
 	solo=213248 pair=108800
@@ -68,6 +80,8 @@ run)
 			for l in 4096 32768 131072; do "$B/$v" 1 $l 16 $solo "$v"; done
 		done
 		for l in 32768 131072; do "$B/g33" 1 $l 33 $pair g33; done
+		for l in 32768 131072; do "$B/wide" 1 $l 16 $solo wide; done
+		"$B/wide" 16 8192 1 $solo wide; "$B/wide" 64 4096 1 $solo wide
 		for v in pair pair-nomerge pair-nocompute pair-nohint pair-nobulk; do
 			"$B/$v" 16 8192 2 $pair "$v"; "$B/$v" 64 4096 1 $pair "$v"
 		done

@@ -165,7 +165,8 @@ func DecLayer(variant string) (*ir.Graph, error) {
 
 // decCases are the decode attention cases: contexts of 1, 17, 4097 and
 // 100003 keys, batches of mixed lengths (ragged and paged caches draw a
-// length per sequence), every page size, head dims 64, 128 and 256,
+// length per sequence), every page size, 8-warp blocks (contiguous and
+// paged), head dims 64, 128 and 256,
 // softcap, window and cascade: shared prefixes of 1, 17, 4097 and other
 // lengths, at head dims 64 to 256, S = 2, a batch of several row blocks,
 // own caches of ragged lengths, a window reaching into the prefix.
@@ -194,6 +195,10 @@ func decCases(r func(lo, hi int64) int64) []struct {
 		{"cascade256", map[string]int64{"B": 3, "S": 1, "T": r(100, 600), "L": 1}},
 		{"cascaderagged128", map[string]int64{"B": 5, "S": 1, "T": r(200, 1200), "L": r(500, 1500)}},
 		{"cascadewin128", map[string]int64{"B": 3, "S": 1, "T": r(100, 600), "L": r(2000, 3000)}},
+		// 100 items of over 4096 keys fill the SMs one block each: blocks
+		// of 8 warps (passes' wide decode blocks).
+		{"c128", map[string]int64{"B": 50, "S": 1, "T": r(4100, 4200)}},
+		{"paged16", map[string]int64{"B": 50, "S": 1, "T": r(4100, 4200)}},
 	}
 	for _, p := range decPages {
 		out = append(out, dc{fmt.Sprintf("paged%d", p), map[string]int64{"B": 3, "S": 1, "T": r(200, 3000)}})

@@ -67,30 +67,36 @@ func overlaps(a, b [2]int) bool { return a[0] <= b[1] && b[0] <= a[1] }
 // 256 keys; one launch (the last split merges); prefill is tiled instead.
 // A decode grid of at most one block an SM gets the deeper ring (6 stages
 // of 4 warps × 16 keys × 2 rows × 136 elements × 2 bytes, plus the query
-// tile of 16 rows: 213248 bytes), others the ring two blocks share (3
-// stages: 108800).
+// tile of 16 rows: 213248 bytes; with 8 warps, 3 stages: the same bytes),
+// others the ring two blocks share (3 stages: 108800). Splits of at least
+// 4096 keys that fill three quarters of the SMs one block each take 8
+// warps; deterministic mode (split-keys) and cascades keep 4.
 func TestSplitKV(t *testing.T) {
 	g := load(t, specs.Default)
 	tests := []struct {
-		b, s, t  int64
-		variant  string
-		splits   int64
-		launches int
-		smem     int64
+		b, s, t   int64
+		splitKeys int64
+		variant   string
+		splits    int64
+		block     int
+		smem      int64
 	}{
-		{1, 1, 4096, "decode", 16, 1, 213248},   // 8 (seq, kv-head) pairs, at most half the SMs: 132/8 splits, one block an SM
-		{1, 1, 4095, "decode", 16, 1, 213248},   // 4096 keys: 16 splits, 128 blocks
-		{1, 1, 131072, "decode", 16, 1, 213248}, // long context: 132/8 splits
-		{4, 1, 8192, "decode", 4, 1, 213248},    // 32 pairs: 132/32 → 4
-		{12, 1, 8192, "decode", 2, 1, 108800},   // 96 pairs, more than half the SMs: the block slots, 264/96 → 2, two blocks an SM
-		{16, 1, 8192, "decode", 2, 1, 108800},   // 128 pairs: 264/128 → 2
-		{64, 1, 4096, "decode", 1, 1, 108800},   // 512 pairs already fill the GPU: no split
-		{1, 1, 100, "decode", 1, 1, 213248},     // 101 keys: one split
-		{1, 1, 300, "decode", 2, 1, 213248},     // 301 keys: 2 splits of at least 256
-		{2, 512, 0, "prefill", 1, 1, 0},
+		{1, 1, 4096, 0, "decode", 16, 128, 213248},    // 8 (seq, kv-head) pairs, at most half the SMs: 132/8 splits of 257 keys, one block an SM
+		{1, 1, 4095, 0, "decode", 16, 128, 213248},    // 4096 keys: 16 splits, 128 blocks
+		{1, 1, 32767, 0, "decode", 16, 128, 213248},   // 2048 keys a split: 4 warps
+		{1, 1, 131072, 0, "decode", 16, 256, 213248},  // 8193 keys a split: 8 warps of 3 stages
+		{2, 1, 32767, 0, "decode", 8, 256, 213248},    // 16 pairs × 8 splits of 4096 keys
+		{4, 1, 8192, 0, "decode", 4, 128, 213248},     // 32 pairs: 132/32 → 4 splits of 2049 keys
+		{12, 1, 8192, 0, "decode", 2, 128, 108800},    // 96 pairs: 96 blocks would leave a quarter of the SMs idle; the block slots, 264/96 → 2, two blocks an SM
+		{16, 1, 8192, 0, "decode", 1, 256, 213248},    // 128 pairs fill the SMs one block each: 8 warps, no split
+		{16, 1, 8192, 1024, "decode", 9, 128, 108800}, // deterministic: splits of 1024 keys, 4 warps
+		{64, 1, 4096, 0, "decode", 1, 128, 108800},    // 512 pairs already fill the GPU: no split
+		{1, 1, 100, 0, "decode", 1, 128, 213248},      // 101 keys: one split
+		{1, 1, 300, 0, "decode", 2, 128, 213248},      // 301 keys: 2 splits of at least 256
+		{2, 512, 0, 0, "prefill", 1, 256, 0},
 	}
 	for _, tt := range tests {
-		st, err := passes.Run(g, passes.Fused, passes.Options{Dims: map[string]int64{"B": tt.b, "S": tt.s, "T": tt.t}})
+		st, err := passes.Run(g, passes.Fused, passes.Options{Dims: map[string]int64{"B": tt.b, "S": tt.s, "T": tt.t}, DecodeSplitKeys: tt.splitKeys})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,8 +105,9 @@ func TestSplitKV(t *testing.T) {
 				continue
 			}
 			l := k.Launch
-			if l.Variant != tt.variant || l.Splits != tt.splits || l.Launches != tt.launches || l.SharedBytes != tt.smem {
-				t.Errorf("B=%d S=%d T=%d: %s splits %d launches %d smem %d, want %s %d %d %d", tt.b, tt.s, tt.t, l.Variant, l.Splits, l.Launches, l.SharedBytes, tt.variant, tt.splits, tt.launches, tt.smem)
+			if l.Variant != tt.variant || l.Splits != tt.splits || l.Block != tt.block || l.Launches != 1 || l.SharedBytes != tt.smem {
+				t.Errorf("B=%d S=%d T=%d split-keys=%d: %s splits %d block %d launches %d smem %d, want %s %d %d 1 %d",
+					tt.b, tt.s, tt.t, tt.splitKeys, l.Variant, l.Splits, l.Block, l.Launches, l.SharedBytes, tt.variant, tt.splits, tt.block, tt.smem)
 			}
 		}
 	}

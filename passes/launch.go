@@ -8,14 +8,18 @@ import (
 )
 
 // Launch-plan constants. GEMV blocks own gemvCols output columns; attention
-// prefill tiles are Br×Bc; decode splits cover at least minSplitTokens keys.
+// prefill tiles are Br×Bc; decode splits cover at least minSplitTokens keys,
+// in blocks of decodeBlock threads, or of wideDecodeBlock when the splits
+// fill the SMs one block each and stream at least wideMinKeys keys each.
 const (
-	gemvMaxRows    = 16
-	gemvCols       = 32
-	gemmTile       = 128
-	prefillBr      = 128
-	minSplitTokens = 256
-	decodeBlock    = 128
+	gemvMaxRows     = 16
+	gemvCols        = 32
+	gemmTile        = 128
+	prefillBr       = 128
+	minSplitTokens  = 256
+	decodeBlock     = 128
+	wideDecodeBlock = 256
+	wideMinKeys     = 4096
 )
 
 // launch sizes every kernel's grid at the bound dims. Decode attention (few
@@ -104,26 +108,43 @@ func attentionLaunch(s *State, n *ir.Node, eval func(ir.Dim) int64) *plan.Launch
 		// less for the last split to merge (H200, B1 L32768: 42.6 µs
 		// against 45.3 at two blocks an SM, the g33 variant of
 		// bench/results/2026-11-29-h200-decode-attention-3).
+		//
+		// Long splits that fill the SMs one block each take blocks of 8
+		// warps instead of 4 (3 stages each, the same bytes): twice the
+		// streams an SM, which keeps more of the SM's tiles in flight
+		// through each warp's compute (H200, the variants of
+		// bench/results/2026-11-30-h200-decode-attention-6: B16 L8192 in
+		// one split of 8 warps 125.6 µs against 129.3 in two of 4 warps
+		// two blocks an SM; B1 L131072 128.3 against 131.8; B1 L32768,
+		// 2048 keys a split, 41.8 against 41.7; B64 L4096, which the
+		// block slots already fill, 250.9 against 248.0). Not in
+		// deterministic mode, whose splits must not change with the
+		// batch, nor for a cascade (its prefix pass keeps 4 warps).
 		dh := eval(q[3])
-		_, smem := plan.DecodeRing(dh, decodeBlock)
-		slots := s.Target.SMs * plan.DecodeBlocksPerSM(dh, decodeBlock)
+		block := decodeBlock
+		_, smem := plan.DecodeRing(dh, block)
+		slots := s.Target.SMs * plan.DecodeBlocksPerSM(dh, block)
 		units := b * g * ceilDiv(sq*group, 16)
+		flash := n.Args[0].Type.DType == ir.BF16 || n.Args[0].Type.DType == ir.F16
 		splits, chunk := int64(1), int64(0)
+		solo := max(1, min(s.Target.SMs/max(units, 1), ceilDiv(tk, minSplitTokens)))
 		switch {
 		case s.DecodeSplitKeys > 0:
 			chunk = (s.DecodeSplitKeys + plan.DecodeTileKeys - 1) / plan.DecodeTileKeys * plan.DecodeTileKeys
 			splits = max(1, ceilDiv(tk, chunk))
+		case flash && !n.Attr.Attn.Cascade && units <= s.Target.SMs && 4*units*solo >= 3*s.Target.SMs && ceilDiv(tk, solo) >= wideMinKeys:
+			splits, block = solo, wideDecodeBlock
 		case 2*units <= s.Target.SMs:
-			splits = max(1, min(s.Target.SMs/max(units, 1), ceilDiv(tk, minSplitTokens)))
+			splits = solo
 		case units < slots:
 			splits = max(1, min(slots/max(units, 1), ceilDiv(tk, minSplitTokens)))
 		}
 		if units*splits <= s.Target.SMs {
 			// One block an SM: the deeper ring.
-			_, smem = plan.DecodeRingSolo(dh, decodeBlock)
+			_, smem = plan.DecodeRingSolo(dh, block)
 		}
-		l := &plan.Launch{Variant: "decode", Grid: [3]int64{splits, g, b}, Block: decodeBlock, SharedBytes: smem, Launches: 1, Splits: splits, SplitKeys: chunk, Tile: [2]int64{sq * group, plan.DecodeTileKeys}}
-		if dt := n.Args[0].Type.DType; dt != ir.BF16 && dt != ir.F16 {
+		l := &plan.Launch{Variant: "decode", Grid: [3]int64{splits, g, b}, Block: block, SharedBytes: smem, Launches: 1, Splits: splits, SplitKeys: chunk, Tile: [2]int64{sq * group, plan.DecodeTileKeys}}
+		if !flash {
 			// codegen/cuda's CUDA-core kernel (other dtypes): static shared
 			// memory, and a second launch merging the splits (a cascade's
 			// prefix is one of them).
@@ -140,7 +161,7 @@ func attentionLaunch(s *State, n *ir.Node, eval func(ir.Dim) int64) *plan.Launch
 		// every sequence.
 		pre := n.Args[1].Type.Shape
 		if batch, _ := pre[0].Value(); n.Attr.Attn.Cascade && batch == 1 {
-			l.PrefixSplits = plan.PrefixSplits(eval(pre[2]), b*sq*group, g, min(splits*g*b, slots), decodeBlock, chunk)
+			l.PrefixSplits = plan.PrefixSplits(eval(pre[2]), b*sq*group, g, min(splits*g*b, slots), block, chunk)
 			if l.PrefixSplits > 0 {
 				l.Launches = 2
 			}

@@ -9,8 +9,12 @@
 // (pages of 16 tokens, every sequence L keys) over a pool of B·L/16 pages
 // that sequence b owns in the order ORDER: "shuffled" (as fuser bench's
 // page tables, a random permutation of the pool) or "ordered" (sequence b
-// owns pages b·L/16 onwards, in turn).
+// owns pages b·L/16 onwards, in turn). Built with -DNTH=256, it launches
+// blocks of 256 threads (the 8-warp kernel of a wide decode plan).
 #include KFILE
+#ifndef NTH
+#define NTH 128
+#endif
 #include <cstdio>
 #include <cmath>
 #include <cstring>
@@ -58,9 +62,9 @@ int main(int argc, char** argv) {
   CK(cudaFuncSetAttribute(k01_attention_attention, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   dim3 grid(splits, 8, B);
 #ifdef PAGED
-  auto launch = [&](int r) { k01_attention_attention<<<grid, 128, smem>>>(q, kv + (size_t)(r % rot) * kvn, dindptr, dlast, dpages, o, B, S, T, np, np); };
+  auto launch = [&](int r) { k01_attention_attention<<<grid, NTH, smem>>>(q, kv + (size_t)(r % rot) * kvn, dindptr, dlast, dpages, o, B, S, T, np, np); };
 #else
-  auto launch = [&](int r) { k01_attention_attention<<<grid, 128, smem>>>(q, kv + (size_t)(r % rot) * kvn, o, B, S, T); };
+  auto launch = [&](int r) { k01_attention_attention<<<grid, NTH, smem>>>(q, kv + (size_t)(r % rot) * kvn, o, B, S, T); };
 #endif
   launch(0); CK(cudaGetLastError()); CK(cudaDeviceSynchronize());
   std::vector<u16> h(on); CK(cudaMemcpy(h.data(), o, on * 2, cudaMemcpyDeviceToHost));

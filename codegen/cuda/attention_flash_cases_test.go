@@ -182,10 +182,13 @@ func flashCases(t testing.TB) []flashCase {
 }
 
 // specFlashDims are the bindings the shipped specs are checked at: decode
-// at B = 1 and 64 over 4096 cached tokens, and a 512-token prefill.
+// at B = 1 and 64 over 4096 cached tokens and at B = 16 over 8192 (one
+// split an item: blocks of 8 warps where the items fill the SMs), and a
+// 512-token prefill.
 var specFlashDims = []map[string]int64{
 	{"B": 1, "S": 1, "T": 4096, "L": 1024},
 	{"B": 64, "S": 1, "T": 4096, "L": 1024},
+	{"B": 16, "S": 1, "T": 8192, "L": 1024},
 	{"B": 1, "S": 512, "T": 0, "L": 1024},
 }
 

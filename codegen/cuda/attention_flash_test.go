@@ -51,7 +51,7 @@ func checkFlashModule(t *testing.T, name string, p *plan.Plan, m *Module) {
 }
 
 // TestFlashGenerateSpecs generates the fused plan of every shipped spec at
-// decode (B = 1 and 64, 4096 cached tokens) and prefill (S = 512) dims.
+// decode (specFlashDims) and prefill (S = 512) dims.
 func TestFlashGenerateSpecs(t *testing.T) {
 	attention := 0
 	for _, c := range specFlashCases(t) {
