@@ -95,6 +95,19 @@ func TestSplitKV(t *testing.T) {
 		{1, 1, 300, 0, "decode", 2, 128, 213248},      // 301 keys: 2 splits of at least 256
 		{2, 512, 0, 0, "prefill", 1, 256, 0},
 	}
+	// Head dim 256 (Gemma-2): 8 warps of even 2 stages would not fit the
+	// SM, so 4 warps of 3 stages (4 × 2 × 16 × 264 × 2 bytes each, plus
+	// the query tile) at the same plan.
+	gemma := load(t, "gemma2_softcap")
+	st, err := passes.Run(gemma, passes.Fused, passes.Options{Dims: map[string]int64{"B": 16, "S": 1, "T": 8192}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range st.Plan.Kernels {
+		if l := k.Launch; k.Strategy == plan.Attention && (l.Block != 128 || l.Splits != 1 || l.SharedBytes != 211200) {
+			t.Errorf("gemma2_softcap B=16 T=8192: %s, want 1 split of 128 threads, 211200 bytes", l)
+		}
+	}
 	for _, tt := range tests {
 		st, err := passes.Run(g, passes.Fused, passes.Options{Dims: map[string]int64{"B": tt.b, "S": tt.s, "T": tt.t}, DecodeSplitKeys: tt.splitKeys})
 		if err != nil {

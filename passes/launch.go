@@ -10,7 +10,8 @@ import (
 // Launch-plan constants. GEMV blocks own gemvCols output columns; attention
 // prefill tiles are Br×Bc; decode splits cover at least minSplitTokens keys,
 // in blocks of decodeBlock threads, or of wideDecodeBlock when the splits
-// fill the SMs one block each and stream at least wideMinKeys keys each.
+// fill the SMs one block each, stream at least wideMinKeys keys each and
+// the SM holds wideMinStages stages of its warps.
 const (
 	gemvMaxRows     = 16
 	gemvCols        = 32
@@ -20,7 +21,15 @@ const (
 	decodeBlock     = 128
 	wideDecodeBlock = 256
 	wideMinKeys     = 4096
+	wideMinStages   = 3
 )
+
+// wideStages is the stages of a one-block-an-SM decode ring of
+// wideDecodeBlock threads at head dim dh.
+func wideStages(dh int64) int64 {
+	stages, _ := plan.DecodeRingSolo(dh, wideDecodeBlock)
+	return stages
+}
 
 // launch sizes every kernel's grid at the bound dims. Decode attention (few
 // queries per kv head) gets a split-KV count from batch × kv-heads × context
@@ -119,7 +128,9 @@ func attentionLaunch(s *State, n *ir.Node, eval func(ir.Dim) int64) *plan.Launch
 		// 2048 keys a split, 41.8 against 41.7; B64 L4096, which the
 		// block slots already fill, 250.9 against 248.0). Not in
 		// deterministic mode, whose splits must not change with the
-		// batch, nor for a cascade (its prefix pass keeps 4 warps).
+		// batch, nor for a cascade (its prefix pass keeps 4 warps), nor
+		// where the SM holds fewer than wideMinStages stages of 8 warps
+		// (head dims past 128).
 		dh := eval(q[3])
 		block := decodeBlock
 		_, smem := plan.DecodeRing(dh, block)
@@ -132,7 +143,7 @@ func attentionLaunch(s *State, n *ir.Node, eval func(ir.Dim) int64) *plan.Launch
 		case s.DecodeSplitKeys > 0:
 			chunk = (s.DecodeSplitKeys + plan.DecodeTileKeys - 1) / plan.DecodeTileKeys * plan.DecodeTileKeys
 			splits = max(1, ceilDiv(tk, chunk))
-		case flash && !n.Attr.Attn.Cascade && units <= s.Target.SMs && 4*units*solo >= 3*s.Target.SMs && ceilDiv(tk, solo) >= wideMinKeys:
+		case flash && !n.Attr.Attn.Cascade && units <= s.Target.SMs && 4*units*solo >= 3*s.Target.SMs && ceilDiv(tk, solo) >= wideMinKeys && wideStages(dh) >= wideMinStages:
 			splits, block = solo, wideDecodeBlock
 		case 2*units <= s.Target.SMs:
 			splits = solo
