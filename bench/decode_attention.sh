@@ -13,7 +13,7 @@
 # timed runs and the anchors (the ncu reports and the suite still run).
 set -u
 H=$(cd "${1:?bundle}" && pwd)
-R=${2:?outdir}; CASES=${3:-^dec_}; SUITE_S=${4:-170}
+R=${2:?outdir}; CASES=${3:-^dec_}; SUITE_S=${4:-300}
 mkdir -p "$R"
 export FUSER_KERNELS=$H/kernels PYTHONUNBUFFERED=1
 S=$H/specs
