@@ -59,9 +59,14 @@ func DecodeRing(dh int64, block int) (stages, bytes int64) {
 // DecodeRingSolo is the ring of a decode launch whose blocks all fit one
 // to an SM: as many stages as the SM's shared memory holds (up to the
 // maximum), so that a warp's tiles of a short split are all in flight at
-// once.
+// once. Stages 0 (and bytes 0) when the SM holds fewer than the minimum
+// (head dims past 128 at 8 warps), which no launch can take.
 func DecodeRingSolo(dh int64, block int) (stages, bytes int64) {
-	return decodeRingIn(dh, block, smPerSMShared-blockReserved-decodeStatic-decodeQueryBytes(dh))
+	budget := smPerSMShared - blockReserved - decodeStatic - decodeQueryBytes(dh)
+	if budget/decodeBlockStage(dh, block) < decodeMinStages {
+		return 0, 0
+	}
+	return decodeRingIn(dh, block, budget)
 }
 
 // DecodeStages is the stage count of a launch with sharedBytes of dynamic
