@@ -14,6 +14,10 @@
 #   nobulk     every tile by cp.async into padded rows: no tensor copy engine
 #   g33        B1: 33 splits at two blocks an SM (deterministic mode's
 #              fixed chunk of 1008 keys), the plan before one block an SM
+# and, for solo (B1), the steps from the loads to the whole kernel:
+#   nocompute-nopart   the loads alone: no compute, and the block ends after
+#                      its last tile (no partial, no arrival, no merge)
+#   nocompute-nomerge  the loads, the partials and the arrival, no merge
 # and wide, the 8-warp kernel (3 stages a warp, one block an SM) that the
 # plan gives long splits filling the SMs (B16 L8192, B1 L131072), beside
 # solo and pair at the same shapes (solo and pair are generated at shapes
@@ -25,6 +29,8 @@
 # -DPAGED). NCU=1 adds, after the timings, ncu's warp-stall samples per
 # instruction of the contiguous and the paged kernel at B16 L8192 and B1
 # L32768 (pages shuffled), summarised by bench/ncu_stalls.py: stalls.txt.
+# `run` first times bench/decode_variants/read_floor.cu, the fastest read of
+# each shape's K and V bytes under the same timing: floor.txt.
 set -eu
 cmd=${1:?prepare or run}; D=${2:?dir}
 case "$cmd" in
@@ -56,27 +62,42 @@ PY
 		sed 's/cp.async.cg.shared.global.L2::128B /cp.async.cg.shared.global /' "$D/$v.cu" > "$D/$v-nohint.cu"
 		sed 's/constexpr bool BULK = FZ_ATT_BULK && /constexpr bool BULK = false \&\& /' "$D/$v.cu" > "$D/$v-nobulk.cu"
 	done
+	sed 's/^          if (!fz_att_last) continue;$/          continue;/' "$D/solo-nocompute.cu" > "$D/solo-nocompute-nomerge.cu"
+	python3 - "$D/solo-nocompute.cu" "$D/solo-nocompute-nopart.cu" <<'PY'
+import sys
+s = open(sys.argv[1]).read()
+a = "          fz_cp_wait<0>();\n          fz_att_lsum(l);\n"
+if s.count(a) != 1: sys.exit("nopart: the loop's end not found")
+open(sys.argv[2], "w").write(s.replace(a, "          fz_cp_wait<0>();\n          if (o[0][0] == 12345.f) ws[0] = 1.f;\n          continue;\n          fz_att_lsum(l);\n"))
+PY
+	for x in nomerge nopart; do
+		if cmp -s "$D/solo-nocompute.cu" "$D/solo-nocompute-$x.cu"; then echo "solo-nocompute-$x: the edit did not apply"; exit 1; fi
+	done
 	for v in solo pair; do
 		for x in nomerge nocompute nohint nobulk; do
 			if cmp -s "$D/$v.cu" "$D/$v-$x.cu"; then echo "$v-$x: the edit did not apply"; exit 1; fi
 		done
 	done
-	cp bench/decode_variants/harness.cu bench/compare.py bench/ncu_stalls.py "$D/"
+	cp bench/decode_variants/harness.cu bench/decode_variants/read_floor.cu bench/compare.py bench/ncu_stalls.py "$D/"
 	ls "$D"
 	;;
 run)
 	R=${3:?outdir}; mkdir -p "$R"; B=/tmp/decode_variants; mkdir -p $B
 	D=$(cd "$D" && pwd)
 	for f in "$D"/*.cu; do
-		v=$(basename "$f" .cu); [ "$v" = harness ] && continue
+		v=$(basename "$f" .cu); [ "$v" = harness ] || [ "$v" = read_floor ] && continue
 		paged=""; case "$v" in paged-*) paged=-DPAGED ;; esac
 		nth=""; case "$v" in wide*) nth=-DNTH=256 ;; esac
 		nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -std=c++17 -w -lineinfo $paged $nth -DKFILE="\"$f\"" -o "$B/$v" "$D/harness.cu" &
 	done
+	nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -std=c++17 -w -o "$B/read_floor" "$D/read_floor.cu" &
 	wait
+	# K and V bytes of B1 L4096, B1 L32768, B1 L131072 and B16 L8192, B64 L4096.
+	"$B/read_floor" 16777216 134217728 536870912 1073741824 > "$R/floor.txt"
+	grep -v '^read ' "$R/floor.txt"
 	solo=213248 pair=108800
 	{
-		for v in solo solo-nomerge solo-nocompute solo-nohint solo-nobulk; do
+		for v in solo solo-nomerge solo-nocompute solo-nocompute-nomerge solo-nocompute-nopart solo-nohint solo-nobulk; do
 			for l in 4096 32768 131072; do "$B/$v" 1 $l 16 $solo "$v"; done
 		done
 		for l in 32768 131072; do "$B/g33" 1 $l 33 $pair g33; done
