@@ -30,7 +30,9 @@
 # instruction of the contiguous and the paged kernel at B16 L8192 and B1
 # L32768 (pages shuffled), summarised by bench/ncu_stalls.py: stalls.txt.
 # `run` first times bench/decode_variants/read_floor.cu, the fastest read of
-# each shape's K and V bytes under the same timing: floor.txt.
+# each shape's K and V bytes under the same timing (floor.txt), and
+# bench/decode_variants/loader.cu, the kernel's tile loop alone by three
+# copy paths (loader.txt).
 set -eu
 cmd=${1:?prepare or run}; D=${2:?dir}
 case "$cmd" in
@@ -78,23 +80,25 @@ PY
 			if cmp -s "$D/$v.cu" "$D/$v-$x.cu"; then echo "$v-$x: the edit did not apply"; exit 1; fi
 		done
 	done
-	cp bench/decode_variants/harness.cu bench/decode_variants/read_floor.cu bench/compare.py bench/ncu_stalls.py "$D/"
+	cp bench/decode_variants/harness.cu bench/decode_variants/read_floor.cu bench/decode_variants/loader.cu bench/compare.py bench/ncu_stalls.py "$D/"
 	ls "$D"
 	;;
 run)
 	R=${3:?outdir}; mkdir -p "$R"; B=/tmp/decode_variants; mkdir -p $B
 	D=$(cd "$D" && pwd)
 	for f in "$D"/*.cu; do
-		v=$(basename "$f" .cu); [ "$v" = harness ] || [ "$v" = read_floor ] && continue
+		v=$(basename "$f" .cu); case "$v" in harness | read_floor | loader) continue ;; esac
 		paged=""; case "$v" in paged-*) paged=-DPAGED ;; esac
 		nth=""; case "$v" in wide*) nth=-DNTH=256 ;; esac
 		nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -std=c++17 -w -lineinfo $paged $nth -DKFILE="\"$f\"" -o "$B/$v" "$D/harness.cu" &
 	done
 	nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -std=c++17 -w -o "$B/read_floor" "$D/read_floor.cu" &
+	nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -std=c++17 -w -o "$B/loader" "$D/loader.cu" -lcuda &
 	wait
 	# K and V bytes of B1 L4096, B1 L32768, B1 L131072 and B16 L8192, B64 L4096.
 	"$B/read_floor" 16777216 134217728 536870912 1073741824 > "$R/floor.txt"
 	grep -v '^read ' "$R/floor.txt"
+	"$B/loader" | tee "$R/loader.txt"
 	solo=213248 pair=108800
 	{
 		for v in solo solo-nomerge solo-nocompute solo-nocompute-nomerge solo-nocompute-nopart solo-nohint solo-nobulk; do
