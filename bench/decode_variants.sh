@@ -80,7 +80,7 @@ PY
 			if cmp -s "$D/$v.cu" "$D/$v-$x.cu"; then echo "$v-$x: the edit did not apply"; exit 1; fi
 		done
 	done
-	cp bench/decode_variants/harness.cu bench/decode_variants/read_floor.cu bench/decode_variants/loader.cu bench/compare.py bench/ncu_stalls.py "$D/"
+	cp bench/decode_variants/harness.cu bench/decode_variants/timing.cuh bench/decode_variants/read_floor.cu bench/decode_variants/loader.cu bench/compare.py bench/ncu_stalls.py "$D/"
 	ls "$D"
 	;;
 run)

@@ -15,15 +15,9 @@
 #ifndef NTH
 #define NTH 128
 #endif
-#include <cstdio>
 #include <cmath>
 #include <cstring>
-#include <cstdlib>
-#include <vector>
-#include <algorithm>
-#include <cuda_runtime.h>
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1);} } while (0)
-__global__ void kspin(unsigned long long ns) { unsigned long long t0, t; asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0)); do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); } while (t - t0 < ns); }
+#include "timing.cuh"
 __global__ void kfill(u16* p, size_t n, unsigned seed) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
     unsigned x = (unsigned)i * 2654435761u ^ seed; x ^= x >> 13; x *= 0x5bd1e995u; x ^= x >> 15;
@@ -71,20 +65,8 @@ int main(int argc, char** argv) {
   double sum = 0, asum = 0;
   for (size_t i = 0; i < on; i++) { unsigned u = (unsigned)h[i] << 16; float f; memcpy(&f, &u, 4); sum += f; asum += fabs(f); }
   const int N = 50;
-  cudaEvent_t ea[N], eb[N], e0, e1;
-  for (int r = 0; r < N; r++) { cudaEventCreate(&ea[r]); cudaEventCreate(&eb[r]); }
-  cudaEventCreate(&e0); cudaEventCreate(&e1);
-  for (int r = 0; r < 5; r++) launch(r);
-  kspin<<<1, 32>>>(5000000);
-  for (int r = 0; r < N; r++) { cudaEventRecord(ea[r]); launch(r); cudaEventRecord(eb[r]); }
-  CK(cudaDeviceSynchronize());
-  std::vector<float> ts;
-  for (int r = 0; r < N; r++) { float ms; cudaEventElapsedTime(&ms, ea[r], eb[r]); ts.push_back(ms * 1e3f); }
-  std::sort(ts.begin(), ts.end());
-  kspin<<<1, 32>>>(5000000);
-  cudaEventRecord(e0); for (int r = 0; r < N; r++) launch(r); cudaEventRecord(e1); CK(cudaDeviceSynchronize());
-  float all; cudaEventElapsedTime(&all, e0, e1);
-  const double b2b = all * 1e3 / N;
+  const std::vector<float> ts = vt_times(launch, N);
+  const double b2b = vt_back_to_back(launch, N);
   printf("%-10s B%ld L%ld grid %ldx8x%ld: per-launch median %.2f us (min %.2f) %.2f TB/s | back-to-back %.2f us %.2f TB/s | out sum %.6f abs %.4f\n",
          name, B, L, splits, B, ts[N / 2], ts[0], kvb / ts[N / 2] / 1e6, b2b, kvb / b2b / 1e6, sum, asum);
   return 0;

@@ -17,15 +17,10 @@
 //            into rows padded to 272 bytes, on the stage's mbarrier
 //   cpasync  16-byte cp.async into padded rows, one group a tile
 // Built and run by bench/decode_variants.sh; usage: loader (no arguments).
-#include <cstdio>
-#include <cstdlib>
-#include <vector>
-#include <algorithm>
 #include <cuda.h>
-#include <cuda_runtime.h>
+#include "timing.cuh"
 typedef unsigned u32;
 typedef unsigned long long u64;
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1);} } while (0)
 enum { TENSOR, ROWS, CPASYNC };
 constexpr int ROWB = 256, PAD = 272, TR = 16;
 __device__ __forceinline__ u32 sa(const void* p) { return (u32)__cvta_generic_to_shared(p); }
@@ -102,7 +97,6 @@ __global__ void __launch_bounds__(NW * 32) kload(const char* base, long L, long 
   if (PATH == CPASYNC) asm volatile("cp.async.wait_group 0;");
   if (acc == 12345.f) out[0] = acc;
 }
-__global__ void kspin(u64 ns) { u64 t0, t; asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0)); do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); } while (t - t0 < ns); }
 template <int PATH, int NW, int NSTG>
 static void run(const char* name, char* buf, size_t pool, long units, long L, long splits, float* out) {
   const char* paths[] = {"tensor", "rows", "cpasync"};
@@ -126,18 +120,7 @@ static void run(const char* name, char* buf, size_t pool, long units, long L, lo
   const dim3 grid((unsigned)((L + chunk - 1) / chunk), (unsigned)units);
   auto launch = [&](int r) { k<<<grid, NW * 32, smem>>>(buf + (size_t)(r % rot) * bytes, L, chunk, maps[r % rot], out); };
   const int N = 50;
-  std::vector<cudaEvent_t> ea(N), eb(N);
-  for (int r = 0; r < N; r++) { CK(cudaEventCreate(&ea[r])); CK(cudaEventCreate(&eb[r])); }
-  for (int r = 0; r < 5; r++) launch(r);
-  CK(cudaGetLastError());
-  CK(cudaDeviceSynchronize());
-  kspin<<<1, 32>>>(5000000);
-  for (int r = 0; r < N; r++) { cudaEventRecord(ea[r]); launch(r); cudaEventRecord(eb[r]); }
-  CK(cudaDeviceSynchronize());
-  std::vector<float> ts;
-  for (int r = 0; r < N; r++) { float ms; cudaEventElapsedTime(&ms, ea[r], eb[r]); ts.push_back(ms * 1e3f); }
-  std::sort(ts.begin(), ts.end());
-  for (int r = 0; r < N; r++) { cudaEventDestroy(ea[r]); cudaEventDestroy(eb[r]); }
+  const std::vector<float> ts = vt_times(launch, N);
   printf("%-11s %-8s %d warps x %d stages, grid %ux%u: per-launch median %.2f us %.2f TB/s\n", name, paths[PATH], NW, NSTG, grid.x, grid.y, ts[N / 2],
          bytes / ts[N / 2] / 1e6);
 }

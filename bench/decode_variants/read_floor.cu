@@ -7,13 +7,7 @@
 // block count, block size and U, and prints every configuration, the best,
 // and an empty kernel's time (the launch alone). Built and run by
 // bench/decode_variants.sh; usage: read_floor BYTES...
-#include <cstdio>
-#include <cstdlib>
-#include <vector>
-#include <algorithm>
-#include <cuda_runtime.h>
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1);} } while (0)
-__global__ void kspin(unsigned long long ns) { unsigned long long t0, t; asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0)); do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); } while (t - t0 < ns); }
+#include "timing.cuh"
 __global__ void kempty() {}
 // kread reads n16 16-byte words from p, block b the b-th contiguous share;
 // out is written only for a value the data never sums to, so that the
@@ -45,19 +39,7 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&out, 4));
   CK(cudaMemset(buf, 1, pool));
   const int N = 50;
-  std::vector<cudaEvent_t> ea(N), eb(N);
-  for (int r = 0; r < N; r++) { CK(cudaEventCreate(&ea[r])); CK(cudaEventCreate(&eb[r])); }
-  auto timeit = [&](auto launch) {
-    for (int r = 0; r < 5; r++) launch(r);
-    kspin<<<1, 32>>>(5000000);
-    for (int r = 0; r < N; r++) { cudaEventRecord(ea[r]); launch(r); cudaEventRecord(eb[r]); }
-    CK(cudaDeviceSynchronize());
-    CK(cudaGetLastError());
-    std::vector<float> ts;
-    for (int r = 0; r < N; r++) { float ms; cudaEventElapsedTime(&ms, ea[r], eb[r]); ts.push_back(ms * 1e3f); }
-    std::sort(ts.begin(), ts.end());
-    return ts[N / 2];
-  };
+  const auto timeit = [&](auto launch) { return vt_times(launch, N)[N / 2]; };
   printf("empty kernel: per-launch median %.2f us\n", timeit([&](int) { kempty<<<1, 32>>>(); }));
   for (int i = 1; i < argc; i++) {
     const size_t n = strtoull(argv[i], nullptr, 10) / 16 * 16;
