@@ -9,9 +9,9 @@
 // bench/decode_variants.sh; usage: read_floor BYTES...
 #include "timing.cuh"
 __global__ void kempty() {}
-// kread reads n16 16-byte words from p, block b the b-th contiguous share;
-// out is written only for a value the data never sums to, so that the
-// loads are not dead.
+// kread reads n16 16-byte words from p, block b the b-th contiguous share.
+// The loads feed an xor that decides a store to out, so they are not dead;
+// the buffer's bytes are all 1, so the xor (0 or 0x01010101) never stores.
 template <int U>
 __global__ void kread(const uint4* p, size_t n16, unsigned* out) {
   const size_t per = (n16 + gridDim.x - 1) / gridDim.x;
