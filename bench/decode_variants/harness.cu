@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
   const long S = 1, T = L - 1;
   const size_t qn = B * 32 * 128, kvn = 2ull * B * 8 * L * 128, on = qn;
   const size_t kvb = kvn * 2;
-  const int rot = std::max<size_t>(1, (size_t)(1400ull << 20) / kvb);
+  const int rot = std::max<size_t>(1, VT_POOL / kvb);
   u16 *q, *kv, *o;
   CK(cudaMalloc(&q, qn * 2)); CK(cudaMalloc(&kv, kvb * rot)); CK(cudaMalloc(&o, on * 2));
   kfill<<<1024, 256>>>(q, qn, 7); kfill<<<4096, 256>>>(kv, kvn * rot, 11);

@@ -98,14 +98,14 @@ __global__ void __launch_bounds__(NW * 32) kload(const char* base, long L, long 
   if (acc == 12345.f) out[0] = acc;
 }
 template <int PATH, int NW, int NSTG>
-static void run(const char* name, char* buf, size_t pool, long units, long L, long splits, float* out) {
+static void run(const char* name, char* buf, long units, long L, long splits, float* out) {
   const char* paths[] = {"tensor", "rows", "cpasync"};
   auto k = kload<PATH, NW, NSTG>;
   constexpr int RB = PATH == TENSOR ? ROWB : PAD, STB = (2 * TR * RB + 1023) / 1024 * 1024;
   const int smem = NW * NSTG * STB + 1024;
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   const size_t bytes = (size_t)units * 2 * L * ROWB;
-  const int rot = (int)std::max<size_t>(1, pool / bytes);
+  const int rot = (int)std::max<size_t>(1, VT_POOL / bytes);
   std::vector<CUtensorMap> maps(rot);
   for (int r = 0; r < rot; r++) {
     cuuint64_t dims[3] = {64, (cuuint64_t)units * 2 * L, 2}, strides[2] = {ROWB, 128};
@@ -125,20 +125,17 @@ static void run(const char* name, char* buf, size_t pool, long units, long L, lo
          bytes / ts[N / 2] / 1e6);
 }
 int main() {
-  const size_t pool = 1400ull << 20;
-  char* buf;
+  char* const buf = vt_ones();
   float* out;
-  CK(cudaMalloc(&buf, pool));
   CK(cudaMalloc(&out, 4));
-  CK(cudaMemset(buf, 1, pool));
   struct Shape { const char* name; long units, L, splits; };
   const Shape shapes[] = {{"B1 L32768", 8, 32768, 16}, {"B1 L131072", 8, 131072, 16}, {"B64 L4096", 512, 4096, 1}};
   for (const Shape& s : shapes) {
-    run<TENSOR, 4, 6>(s.name, buf, pool, s.units, s.L, s.splits, out);
-    run<TENSOR, 8, 3>(s.name, buf, pool, s.units, s.L, s.splits, out);
-    run<ROWS, 4, 6>(s.name, buf, pool, s.units, s.L, s.splits, out);
-    run<ROWS, 8, 3>(s.name, buf, pool, s.units, s.L, s.splits, out);
-    run<CPASYNC, 4, 6>(s.name, buf, pool, s.units, s.L, s.splits, out);
+    run<TENSOR, 4, 6>(s.name, buf, s.units, s.L, s.splits, out);
+    run<TENSOR, 8, 3>(s.name, buf, s.units, s.L, s.splits, out);
+    run<ROWS, 4, 6>(s.name, buf, s.units, s.L, s.splits, out);
+    run<ROWS, 8, 3>(s.name, buf, s.units, s.L, s.splits, out);
+    run<CPASYNC, 4, 6>(s.name, buf, s.units, s.L, s.splits, out);
   }
   return 0;
 }

@@ -32,19 +32,16 @@ __global__ void kread(const uint4* p, size_t n16, unsigned* out) {
 }
 int main(int argc, char** argv) {
   if (argc < 2) { fprintf(stderr, "usage: read_floor BYTES...\n"); return 2; }
-  const size_t pool = 1400ull << 20;
-  char* buf;
+  char* const buf = vt_ones();
   unsigned* out;
-  CK(cudaMalloc(&buf, pool));
   CK(cudaMalloc(&out, 4));
-  CK(cudaMemset(buf, 1, pool));
   const int N = 50;
   const auto timeit = [&](auto launch) { return vt_times(launch, N)[N / 2]; };
   printf("empty kernel: per-launch median %.2f us\n", timeit([&](int) { kempty<<<1, 32>>>(); }));
   for (int i = 1; i < argc; i++) {
     const size_t n = strtoull(argv[i], nullptr, 10) / 16 * 16;
-    if (n == 0 || n > pool) { fprintf(stderr, "read_floor: %s bytes: not between 16 and %zu\n", argv[i], pool); return 2; }
-    const int rot = (int)std::max<size_t>(1, pool / n);
+    if (n == 0 || n > VT_POOL) { fprintf(stderr, "read_floor: %s bytes: not between 16 and %zu\n", argv[i], VT_POOL); return 2; }
+    const int rot = (int)std::max<size_t>(1, VT_POOL / n);
     float best = 1e30f;
     int bb = 0, bt = 0, bu = 0;
     for (int blocks : {128, 132, 264, 528, 1056, 2112, 4224}) {

@@ -11,6 +11,17 @@
 #include <vector>
 #include <cuda_runtime.h>
 #define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1);} } while (0)
+// VT_POOL is the span the programs rotate their buffers over: 1.4 GB, far
+// past the 60 MB L2, so that every launch reads from DRAM.
+constexpr size_t VT_POOL = 1400ull << 20;
+// vt_ones is a VT_POOL buffer of bytes 1 (the copies the readers rotate
+// over; the value only has to be known).
+inline char* vt_ones() {
+  char* p;
+  CK(cudaMalloc(&p, VT_POOL));
+  CK(cudaMemset(p, 1, VT_POOL));
+  return p;
+}
 // vt_spin keeps the GPU busy for ns nanoseconds.
 __global__ void vt_spin(unsigned long long ns) {
   unsigned long long t0, t;
