@@ -7,21 +7,26 @@ import (
 	"github.com/fuser-dev/fuser/plan"
 )
 
-// Launch-plan constants. GEMV blocks own gemvCols output columns; attention
+// Launch-plan constants. GEMV blocks own gemvCols output columns and split K
+// until the grid holds gemvBlocksPerSM blocks an SM, each split at least
+// gemvMinSplitRows rows (bench/gemv_variants: on the H200 two blocks an SM
+// stream the decode GEMVs fastest); attention
 // prefill tiles are Br×Bc; decode splits cover at least minSplitTokens keys,
 // in blocks of decodeBlock threads, or of wideDecodeBlock when the splits
 // fill the SMs one block each, stream at least wideMinKeys keys each and
 // the SM holds wideMinStages stages of its warps.
 const (
-	gemvMaxRows     = 16
-	gemvCols        = 32
-	gemmTile        = 128
-	prefillBr       = 128
-	minSplitTokens  = 256
-	decodeBlock     = 128
-	wideDecodeBlock = 256
-	wideMinKeys     = 4096
-	wideMinStages   = 3
+	gemvMaxRows      = 16
+	gemvCols         = 256
+	gemvBlocksPerSM  = 2
+	gemvMinSplitRows = 64
+	gemmTile         = 128
+	prefillBr        = 128
+	minSplitTokens   = 256
+	decodeBlock      = 128
+	wideDecodeBlock  = 256
+	wideMinKeys      = 4096
+	wideMinStages    = 3
 )
 
 // wideStages is the stages of a one-block-an-SM decode ring of
@@ -66,16 +71,15 @@ func launchOf(s *State, k *plan.Kernel) (*plan.Launch, error) {
 			m, batch = m*batch, 1
 		}
 		if m <= gemvMaxRows {
+			// Split K when the column tiles leave SMs idle; the last split
+			// of each tile sums the partials in the same launch. A column
+			// count bound only at run time (a ragged N) is not split.
 			blocks := ceilDiv(n, gemvCols) * batch
 			split := int64(1)
-			if blocks < s.Target.SMs/2 {
-				split = max(1, min(ceilDiv(s.Target.SMs, blocks), kk/512))
+			if _, constN := out[len(out)-1].Value(); constN && blocks < gemvBlocksPerSM*s.Target.SMs {
+				split = max(1, min(ceilDiv(gemvBlocksPerSM*s.Target.SMs, blocks), kk/gemvMinSplitRows))
 			}
-			l := &plan.Launch{Variant: "gemv", Grid: [3]int64{ceilDiv(n, gemvCols), batch, split}, Block: 256, Launches: 1, Splits: split, Tile: [2]int64{m, gemvCols}}
-			if split > 1 {
-				l.Launches = 2 // partial sums, then the reduction running the epilogue
-			}
-			return l, nil
+			return &plan.Launch{Variant: "gemv", Grid: [3]int64{ceilDiv(n, gemvCols), batch, split}, Block: 256, Launches: 1, Splits: split, Tile: [2]int64{m, gemvCols}}, nil
 		}
 		return &plan.Launch{Variant: "gemm", Grid: [3]int64{ceilDiv(n, gemmTile), ceilDiv(m, gemmTile), batch}, Block: 384, Launches: 1, Splits: 1, Tile: [2]int64{gemmTile, gemmTile}}, nil
 	case plan.Attention:

@@ -110,7 +110,8 @@ func kernelCost(k *Kernel, dims map[string]int64) (Cost, error) {
 
 // splitKPartials models a split-K GEMV's partial sums: one f32 per row,
 // column and split (the launch's rows per unit × units × splits), written
-// by the splits and read by the merge that runs the epilogue.
+// by the splits and read by the last split of each tile, which runs the
+// epilogue.
 func splitKPartials(n *ir.Node, l *Launch, dims map[string]int64) (int64, error) {
 	if l.Variant != "gemv" || l.Splits <= 1 {
 		return 0, nil

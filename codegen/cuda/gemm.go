@@ -4,17 +4,25 @@ import (
 	"fmt"
 
 	"github.com/fuser-dev/fuser/ir"
+	"github.com/fuser-dev/fuser/plan"
 )
 
 // GEMM tile sizes: GEMV tiles are gemvTN columns (slots) of up to gemvMR
-// rows; tensor-core tiles mmaBM × mmaBN with a K step of mmaBK.
+// rows for a K-contiguous right operand, gemvRowTN for any other layout (a
+// lane streams 8 contiguous columns of a row, a warp 512 bytes of bf16); the left
+// operand is staged gemvKC positions at a time; tensor-core tiles mmaBM ×
+// mmaBN with a K step of mmaBK.
 const (
-	gemvTN = 32
-	gemvMR = 8
-	gemvKC = 256
-	mmaBM  = 128
-	mmaBN  = 64
-	mmaBK  = 32
+	gemvTN    = 32
+	gemvRowTN = 256
+	gemvMR    = 8
+	gemvKC    = 512
+	// gemvRowsInFlight is the rows of a row-major right operand a warp
+	// loads before it uses them.
+	gemvRowsInFlight = 8
+	mmaBM            = 128
+	mmaBN            = 64
+	mmaBK            = 32
 )
 
 // batchKind says how an output batch axis of a matmul is computed.
@@ -233,14 +241,25 @@ func (g *gemmModel) nLen(batch []ix) (ix, error) {
 
 // gemmKernel generates a Gemm kernel: one entry computing the matmul and
 // its epilogue (GEMV tiles for up to gemvMR rows per unit, tensor-core tiles
-// for more; chosen at run time), and a "_merge" entry that reduces split-K
-// partials and runs the epilogue.
+// for more; chosen at run time). A split-K GEMV reduces its splits in the
+// same launch: the last split of a tile to arrive sums the partials.
 func (k *kgen) gemmKernel() (*generated, error) {
 	g, err := k.gemmModel()
 	if err != nil {
 		return nil, err
 	}
-	split := k.pk.Launch != nil && k.pk.Launch.Variant == "gemv"
+	l := k.pk.Launch
+	split := l != nil && l.Variant == "gemv" && l.Splits > 1
+	if split {
+		items, ok := g.maxItems(l)
+		if !ok {
+			return nil, fmt.Errorf("gemm kernel %s: split-K needs a constant column count", k.pk.Name)
+		}
+		k.gemvCounters = items
+		// The GEMV launch is (column tiles, batch, splits) with Tile[0] = M.
+		n, _ := g.n.value()
+		k.gemvFloats = l.Splits * l.Grid[1] * l.Tile[0] * n
+	}
 	var helpers writer
 	if err := g.emitHelpers(&helpers); err != nil {
 		return nil, err
@@ -249,28 +268,44 @@ func (k *kgen) gemmKernel() (*generated, error) {
 	if err != nil {
 		return nil, err
 	}
-	merge, err := g.mergeBody(split)
-	if err != nil {
-		return nil, err
-	}
 	gen := &generated{
 		helpers:  helpers.String(),
-		entries:  []entry{{"", main}, {mergeSuffix, merge}},
+		entries:  []entry{{"", main}},
 		variants: map[string][]string{"gemv": {""}, "gemm": {""}},
 		variant:  "gemv",
 	}
-	if k.pk.Launch != nil && k.pk.Launch.Splits > 1 {
-		gen.variants["gemv"] = []string{"", mergeSuffix}
-		l := k.pk.Launch
-		// The GEMV launch is (column tiles, batch, splits) with Tile[0] = M.
-		if n, ok := g.n.value(); ok {
-			k.wsFloats = l.Splits * l.Grid[1] * l.Tile[0] * n
-		}
-	}
-	if k.pk.Launch != nil && k.pk.Launch.Variant == "gemm" {
+	if l != nil && l.Variant == "gemm" {
 		gen.variant = "gemm"
 	}
 	return gen, nil
+}
+
+// maxItems bounds the GEMV work items (unit, row chunk, column tile) of the
+// launch: every item has at least one of the launch's rows, so units × row
+// chunks is at most Grid[1] × Tile[0]. It needs a constant tile count.
+func (g *gemmModel) maxItems(l *plan.Launch) (int64, bool) {
+	n, ok := g.n.value()
+	if !ok {
+		return 0, false
+	}
+	var tiles int64
+	for i := range g.epi.segs {
+		t := g.epi.segs[i].tiles(g.gemvTN(), ixc(n))
+		if !t.k {
+			return 0, false
+		}
+		tiles += t.n
+	}
+	return l.Grid[1] * l.Tile[0] * tiles, true
+}
+
+// gemvTN is the GEMV tile's slot count: gemvTN when the right operand is
+// K-contiguous (a warp per slot), gemvRowTN otherwise (a lane per 8 slots).
+func (g *gemmModel) gemvTN() int {
+	if g.bK {
+		return gemvTN
+	}
+	return gemvRowTN
 }
 
 // mergeSuffix names second entries (split-K merge, split-KV merge), as the

@@ -1,12 +1,12 @@
 package cuda
 
-// gemvSmem is the shared memory of the GEMV path: the staged A rows, the
+// The shared memory of the GEMV path: the staged A rows, one row of the
 // per-warp partial sums (up to 12 warps), the tile's sums, its columns and
 // vector flags.
 const (
 	gemvAsFloats  = gemvMR * gemvKC
-	gemvRedFloats = 12 * gemvMR * gemvTN
-	gemvResFloats = gemvMR * gemvTN
+	gemvRedFloats = 12 * gemvRowTN
+	gemvResFloats = gemvMR * gemvRowTN
 )
 
 // gemvMaxRows is the most rows per unit the GEMV path takes; more go to
@@ -71,15 +71,16 @@ func (g *gemmModel) itemLoop(w *writer, tn, rowsPer int, rb string, mr bool) ([]
 // chunk of gemvMR rows, tile) and computes the tile's columns into scol.
 func (g *gemmModel) tileLoop(w *writer) error {
 	k := g.k
-	if _, err := g.itemLoop(w, gemvTN, g.chunk(), "rc", true); err != nil {
+	tn := g.gemvTN()
+	if _, err := g.itemLoop(w, tn, g.chunk(), "rc", true); err != nil {
 		return err
 	}
-	w.open("if (threadIdx.x < %d) {", gemvTN)
-	w.line("const i64 c = @BODY@_col%d(seg, u, threadIdx.x, %s);", gemvTN, k.dimArgs())
-	w.line("scol[threadIdx.x] = c < nv ? c : -1;")
+	w.open("for (int s = threadIdx.x; s < %d; s += blockDim.x) {", tn)
+	w.line("const i64 c = @BODY@_col%d(seg, u, s, %s);", tn, k.dimArgs())
+	w.line("scol[s] = c < nv ? c : -1;")
 	w.close()
 	w.line("__syncthreads();")
-	w.open("if (threadIdx.x < %d) {", gemvTN/8)
+	w.open("if (threadIdx.x < %d) {", tn/8)
 	w.line("bool ok = true;")
 	w.line("for (int i = 0; i < 8; i++) ok = ok && scol[threadIdx.x * 8 + i] >= 0 && scol[threadIdx.x * 8 + i] == scol[threadIdx.x * 8] + i;")
 	w.line("svec[threadIdx.x] = ok && (scol[threadIdx.x * 8] & 7) == 0;")
@@ -89,13 +90,14 @@ func (g *gemmModel) tileLoop(w *writer) error {
 }
 
 // emitTileEpilogue runs the epilogue of a GEMV tile whose sums are in
-// res[m * gemvTN + slot], for rows r0 .. r0+mr-1.
+// res[m * tn + slot], for rows r0 .. r0+mr-1.
 func (g *gemmModel) emitTileEpilogue(w *writer) error {
 	ep := g.epi
+	tn := g.gemvTN()
 	w.open("switch (seg) {")
 	for si := range ep.segs {
 		sg := &ep.segs[si]
-		wd := sg.width(gemvTN)
+		wd := sg.width(tn)
 		w.open("case %d: {", si)
 		w.open("for (int e = threadIdx.x; e < mr * %d; e += blockDim.x) {", wd)
 		w.line("const int m = e / %d, j = e %% %d;", wd, wd)
@@ -108,7 +110,7 @@ func (g *gemmModel) emitTileEpilogue(w *writer) error {
 		w.line("const i64 c0 = %s;", sg.colOf(ixv("beta")))
 		w.line("float ev[%d];", len(sg.offs))
 		for q := range sg.offs {
-			w.line("ev[%d] = res[m * %d + %d + j];", q, gemvTN, int64(q)*wd)
+			w.line("ev[%d] = res[m * %d + %d + j];", q, tn, int64(q)*wd)
 		}
 		w.line("@BODY@_epi%d(%s, ub, r0 + m, c0, ev, nv);", si, g.k.bodyArgs())
 		w.close()
@@ -119,16 +121,18 @@ func (g *gemmModel) emitTileEpilogue(w *writer) error {
 	return nil
 }
 
-// mainBody is the first entry: the matmul and, without split-K, the
-// epilogue; with split-K, the partial sums go to the workspace.
+// mainBody is the kernel's entry: the matmul and its epilogue. With
+// split-K, each split writes its partial sums to fz_gemv_ws and counts its
+// arrival at the tile; the last to arrive sums the partials in split order
+// (the same bits whichever split is last) and runs the epilogue.
 func (g *gemmModel) mainBody(split bool) (string, error) {
 	k := g.k
-	_ = k
+	tn := g.gemvTN()
 	var w writer
 	w.indent = 1
 	w.line("__shared__ __align__(128) float smem[%d];", max(gemvAsFloats+gemvRedFloats+gemvResFloats, mmaSmemBytes/4))
-	w.line("__shared__ i64 scol[%d];", max(gemvTN, mmaBN))
-	w.line("__shared__ int svec[%d];", gemvTN/8)
+	w.line("__shared__ i64 scol[%d];", max(tn, mmaBN))
+	w.line("__shared__ int svec[%d];", tn/8)
 	w.line("float* As = smem; float* red = smem + %d; float* res = red + %d;", gemvAsFloats, gemvRedFloats)
 	g.gridSetup(&w, split)
 	if g.mmaAble() {
@@ -143,6 +147,9 @@ func (g *gemmModel) mainBody(split bool) (string, error) {
 		w.line("return;")
 		w.close()
 	}
+	if split {
+		w.line("__shared__ bool slast;")
+	}
 	if err := g.tileLoop(&w); err != nil {
 		return "", err
 	}
@@ -154,53 +161,28 @@ func (g *gemmModel) mainBody(split bool) (string, error) {
 		w.line("case %d: @BODY@_gemv<%d>(%s, ub, r0, mr, k0, k1, scol, svec, As, red, res); break;", mr, mr, k.bodyArgs())
 	}
 	w.close()
-	w.open("if (nsplit > 1) {")
-	w.line("float* ws = fz_workspace + (i64)sp * %s;", ixp(g.workspacePerSplit()))
-	w.open("for (int e = threadIdx.x; e < mr * %d; e += blockDim.x) {", gemvTN)
-	w.line("const int m = e / %d, s = e %% %d;", gemvTN, gemvTN)
-	w.line("if (scol[s] >= 0) ws[((ub * MR_) + r0 + m) * %s + scol[s]] = res[m * %d + s];", ixp(g.n), gemvTN)
-	w.close()
-	w.line("continue;")
-	w.close()
-	if err := g.emitTileEpilogue(&w); err != nil {
-		return "", err
+	if split {
+		per := ixp(g.workspacePerSplit())
+		w.line("const i64 wrow = (ub * MR_) + r0;")
+		w.open("for (int e = threadIdx.x; e < mr * %d; e += blockDim.x) {", tn)
+		w.line("const int m = e / %d, s = e %% %d;", tn, tn)
+		w.line("if (scol[s] >= 0) fz_gemv_ws[(i64)sp * %s + (wrow + m) * %s + scol[s]] = res[e];", per, ixp(g.n))
+		w.close()
+		w.line("__threadfence();")
+		w.line("__syncthreads();")
+		w.line("if (threadIdx.x == 0) slast = atomicAdd(&fz_gemv_count[item], 1u) == (unsigned int)(nsplit - 1);")
+		w.line("__syncthreads();")
+		w.line("if (!slast) continue;")
+		w.line("__threadfence();")
+		w.open("for (int e = threadIdx.x; e < mr * %d; e += blockDim.x) {", tn)
+		w.line("const int m = e / %d, s = e %% %d;", tn, tn)
+		w.line("float sum = 0.f;")
+		w.line("if (scol[s] >= 0) for (int q = 0; q < nsplit; q++) sum += __ldcg(&fz_gemv_ws[(i64)q * %s + (wrow + m) * %s + scol[s]]);", per, ixp(g.n))
+		w.line("res[e] = sum;")
+		w.close()
+		w.line("if (threadIdx.x == 0) fz_gemv_count[item] = 0u;")
+		w.line("__syncthreads();")
 	}
-	w.close()
-	return w.String(), nil
-}
-
-// mergeBody is the second entry of a split-K GEMV: it sums the splits'
-// partials from the workspace and runs the epilogue, tile by tile.
-func (g *gemmModel) mergeBody(split bool) (string, error) {
-	var w writer
-	w.indent = 1
-	if !split {
-		w.line("// no split-K for this launch")
-		return w.String(), nil
-	}
-	w.line("__shared__ __align__(16) float res[%d];", gemvResFloats)
-	w.line("__shared__ i64 scol[%d];", gemvTN)
-	w.line("__shared__ int svec[%d];", gemvTN/8)
-	w.line("const int nsplit = gridDim.z;")
-	if g.mmaAble() {
-		cond, err := g.mmaCondition(&w)
-		if err != nil {
-			return "", err
-		}
-		w.line("if (%s > %d && %s) return;", g.rows(), gemvMaxRows, cond)
-	}
-	w.line("const i64 nblk = (i64)gridDim.x * gridDim.y * gridDim.z, bid = blockIdx.x + (i64)gridDim.x * (blockIdx.y + (i64)gridDim.y * blockIdx.z);")
-	w.line("if (nsplit <= 1) return;")
-	if err := g.tileLoop(&w); err != nil {
-		return "", err
-	}
-	w.open("for (int e = threadIdx.x; e < mr * %d; e += blockDim.x) {", gemvTN)
-	w.line("const int m = e / %d, s = e %% %d;", gemvTN, gemvTN)
-	w.line("float sum = 0.f;")
-	w.line("if (scol[s] >= 0) for (int q = 0; q < nsplit; q++) sum += fz_workspace[(i64)q * %s + ((ub * MR_) + r0 + m) * %s + scol[s]];", ixp(g.workspacePerSplit()), ixp(g.n))
-	w.line("res[e] = sum;")
-	w.close()
-	w.line("__syncthreads();")
 	if err := g.emitTileEpilogue(&w); err != nil {
 		return "", err
 	}

@@ -42,7 +42,7 @@ func (k *kgen) bodyArgs() string {
 func (g *gemmModel) emitHelpers(w *writer) error {
 	k := g.k
 	n := ixp(g.n)
-	for _, tn := range []int{gemvTN, mmaBN} {
+	for _, tn := range []int{g.gemvTN(), mmaBN} {
 		w.open("FZ_DEV i64 @BODY@_ntiles%d(%s) {", tn, k.dimSig())
 		total := ixc(0)
 		for i := range g.epi.segs {
@@ -206,9 +206,13 @@ func (g *gemmModel) emitGemvTile(w *writer) error {
 		w.close()
 		return nil
 	}
-	// Row-major right operand: each thread owns 8 slots (gi) and strides
-	// over K in steps of 8 rows.
-	w.line("const int gi = tid & 3, kq = tid >> 2, nkq = blockDim.x >> 2;")
+	// Row-major right operand: lane l owns slots 8l .. 8l+7 of the tile and
+	// warp w streams rows w*U .. w*U+U-1 of every nw*U, its U loads issued
+	// before their FMAs so that each thread keeps U loads in flight. Rows
+	// past the chunk load its last row again and are skipped by the FMAs,
+	// so that no load waits on a branch. A tile whose lane groups are 8
+	// contiguous, aligned columns in every row takes 16-byte loads.
+	w.line("constexpr int U = %d;", gemvRowsInFlight)
 	w.line("float acc[MR][8];")
 	w.line("#pragma unroll")
 	w.line("for (int m = 0; m < MR; m++)")
@@ -216,8 +220,20 @@ func (g *gemmModel) emitGemvTile(w *writer) error {
 	w.line("  for (int c = 0; c < 8; c++) acc[m][c] = 0.f;")
 	w.line("i64 col[8];")
 	w.line("#pragma unroll")
-	w.line("for (int c = 0; c < 8; c++) col[c] = scol[gi * 8 + c];")
-	w.line("const bool vec = svec[gi] != 0;")
+	w.line("for (int c = 0; c < 8; c++) col[c] = scol[lane * 8 + c];")
+	rowVec := "false"
+	if g.bN {
+		r0, err := k.addr(g.b, bIdx(ixc(0), ixc(0)))
+		if err != nil {
+			return err
+		}
+		r1, err := k.addr(g.b, bIdx(ixc(1), ixc(0)))
+		if err != nil {
+			return err
+		}
+		w.line("const bool rowvec = svec[lane] != 0 && fz_aligned(%s + col[0], %d) && fz_aligned(%s + col[0], %d);", r0, vecAlign(g.bv.dt), r1, vecAlign(g.bv.dt))
+		rowVec = "rowvec"
+	}
 	w.open("for (i64 kc = k0; kc < k1; kc += %d) {", gemvKC)
 	w.line("const int kl = (int)fz_min64(%d, k1 - kc);", gemvKC)
 	w.line("__syncthreads();")
@@ -225,60 +241,67 @@ func (g *gemmModel) emitGemvTile(w *writer) error {
 		return err
 	}
 	w.line("__syncthreads();")
-	w.open("for (int kb = kq; kb * 8 < kl; kb += nkq) {")
-	w.line("#pragma unroll")
-	w.open("for (int i = 0; i < 8; i++) {")
-	w.line("const i64 kr = kc + kb * 8 + i;")
-	w.line("float b[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};")
-	w.open("if (kr < k1) {")
+	scalar, err := k.addr(g.b, bIdx(ixv("kr"), ixv("col[c]")))
+	if err != nil {
+		return err
+	}
+	loads := []string{fmt.Sprintf("for (int c = 0; c < 8; c++) b[i][c] = col[c] >= 0 ? fz_ld_%s(%s) : 0.f;", bs, scalar)}
 	if g.bN {
-		row, err := k.addr(g.b, bIdx(ixv("kr"), ixc(0)))
+		vec, err := k.addr(g.b, bIdx(ixv("kr"), ixv("col[0]")))
 		if err != nil {
 			return err
 		}
-		w.line("const %s* br = %s;", bt, row)
-		w.line("if (vec && fz_aligned(br + col[0], %d)) fz_ld8_%s(b, br + col[0]);", vecAlign(g.bv.dt), bs)
-		w.line("else for (int c = 0; c < 8; c++) b[c] = col[c] >= 0 ? fz_ld_%s(br + col[c]) : 0.f;", bs)
+		loads = []string{fmt.Sprintf("fz_ld8_%s(b[i], %s);", bs, vec), loads[0]}
+	}
+	if len(loads) == 2 {
+		w.open("if (%s) {", rowVec)
+		g.emitRowStream(w, loads[0])
+		w.close()
+		w.open("else {")
+		g.emitRowStream(w, loads[1])
+		w.close()
 	} else {
-		a, err := k.addr(g.b, bIdx(ixv("kr"), ixv("col[c]")))
-		if err != nil {
-			return err
-		}
-		w.line("for (int c = 0; c < 8; c++) b[c] = col[c] >= 0 ? fz_ld_%s(%s) : 0.f;", bs, a)
+		g.emitRowStream(w, loads[0])
 	}
 	w.close()
+	// Sum the warps' partial sums, one row at a time, in warp order.
 	w.line("#pragma unroll")
 	w.open("for (int m = 0; m < MR; m++) {")
-	w.line("const float a = As[m * %d + kb * 8 + i];", gemvKC)
-	w.line("#pragma unroll")
-	w.line("for (int c = 0; c < 8; c++) acc[m][c] = fmaf(a, b[c], acc[m][c]);")
-	w.close()
-	w.close()
-	w.close()
-	w.close()
-	// Sum the K lanes: shuffles within the warp, then across warps.
-	w.line("#pragma unroll")
-	w.line("for (int m = 0; m < MR; m++)")
-	w.line("#pragma unroll")
-	w.open("  for (int c = 0; c < 8; c++) {")
-	w.line("float v = acc[m][c];")
-	w.line("v += __shfl_xor_sync(0xffffffffu, v, 4); v += __shfl_xor_sync(0xffffffffu, v, 8); v += __shfl_xor_sync(0xffffffffu, v, 16);")
-	w.line("acc[m][c] = v;")
-	w.close()
 	w.line("__syncthreads();")
-	w.line("if (lane < 4)")
 	w.line("#pragma unroll")
-	w.line("  for (int m = 0; m < MR; m++)")
-	w.line("#pragma unroll")
-	w.line("    for (int c = 0; c < 8; c++) red[(wid * MR + m) * %d + lane * 8 + c] = acc[m][c];", gemvTN)
+	w.line("for (int c = 0; c < 8; c++) red[wid * %d + lane * 8 + c] = acc[m][c];", gemvRowTN)
 	w.line("__syncthreads();")
-	w.open("for (int e = tid; e < MR * %d; e += blockDim.x) {", gemvTN)
-	w.line("const int m = e / %d, s = e %% %d;", gemvTN, gemvTN)
+	w.open("for (int s = tid; s < %d; s += blockDim.x) {", gemvRowTN)
 	w.line("float sum = 0.f;")
-	w.line("for (int q = 0; q < nw; q++) sum += red[(q * MR + m) * %d + s];", gemvTN)
-	w.line("res[e] = sum;")
+	w.line("for (int q = 0; q < nw; q++) sum += red[q * %d + s];", gemvRowTN)
+	w.line("res[m * %d + s] = sum;", gemvRowTN)
+	w.close()
 	w.close()
 	w.line("__syncthreads();")
 	w.close()
 	return nil
+}
+
+// emitRowStream writes the row-major GEMV's loop over a chunk's rows: each
+// warp's U rows loaded by load (which fills b[i] from row kr), then their
+// FMAs with the staged left operand.
+func (g *gemmModel) emitRowStream(w *writer, load string) {
+	w.open("for (int kb = wid * U; kb < kl; kb += nw * U) {")
+	w.line("float b[U][8];")
+	w.line("#pragma unroll")
+	w.open("for (int i = 0; i < U; i++) {")
+	w.line("const i64 kr = kc + (kb + i < kl ? kb + i : kl - 1);")
+	w.line("%s", load)
+	w.close()
+	w.line("#pragma unroll")
+	w.open("for (int i = 0; i < U; i++) {")
+	w.line("if (kb + i >= kl) break;")
+	w.line("#pragma unroll")
+	w.open("for (int m = 0; m < MR; m++) {")
+	w.line("const float a = As[m * %d + kb + i];", gemvKC)
+	w.line("#pragma unroll")
+	w.line("for (int c = 0; c < 8; c++) acc[m][c] = fmaf(a, b[i][c], acc[m][c]);")
+	w.close()
+	w.close()
+	w.close()
 }

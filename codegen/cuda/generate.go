@@ -76,7 +76,7 @@ func Generate(p *plan.Plan) (*Module, error) {
 	m := &Module{}
 	emitted := map[string]bool{}
 	tables := map[string]bool{}
-	var wsFloats int64
+	var wsFloats, gemvFloats, gemvCounters int64
 	var entries strings.Builder
 	for _, pk := range p.Kernels {
 		k, gen, err := generateKernel(p.Graph, pk)
@@ -107,6 +107,8 @@ func Generate(p *plan.Plan) (*Module, error) {
 		}
 		kern := Kernel{Name: pk.Name, Params: k.apiParams(), Block: k.nt, Hash: hash, Variants: map[string][]string{}}
 		wsFloats = max(wsFloats, k.wsFloats)
+		gemvFloats = max(gemvFloats, k.gemvFloats)
+		gemvCounters = max(gemvCounters, k.gemvCounters)
 		for v, sufs := range gen.variants {
 			for _, s := range sufs {
 				kern.Variants[v] = append(kern.Variants[v], pk.Name+s)
@@ -117,6 +119,9 @@ func Generate(p *plan.Plan) (*Module, error) {
 	}
 	src.WriteString("\n// entries\n")
 	ws := fmt.Sprintf("// Scratch of split-K and split-KV partials, sized for the plan's launch.\nstatic __device__ float fz_workspace[%d];\n", max(wsFloats, 1))
+	if gemvCounters > 0 {
+		ws += fmt.Sprintf("// Split-K GEMV partials and tile arrival counters (zero at load, reset by the\n// tile's last split), apart from the attention workspace whose counters they\n// would overwrite.\nstatic __device__ float fz_gemv_ws[%d];\nstatic __device__ unsigned int fz_gemv_count[%d];\n", gemvFloats, gemvCounters)
+	}
 	s := src.String()
 	i := strings.Index(s, "\n// body of ")
 	if i < 0 {

@@ -26,7 +26,10 @@ type kgen struct {
 	nt int
 	// wsFloats is the scratch the kernel needs at the plan's launch.
 	wsFloats int64
-	tmp      int
+	// gemvFloats and gemvCounters are a split-K GEMV's partials and its
+	// tiles' arrival counters at the plan's launch.
+	gemvFloats, gemvCounters int64
+	tmp                      int
 	// tables are module-level constant tables the body uses, by name.
 	tables map[string]string
 }
