@@ -118,7 +118,7 @@ func TestSplitKV(t *testing.T) {
 				continue
 			}
 			l := k.Launch
-			if l.Variant != tt.variant || l.Splits != tt.splits || l.Block != tt.block || l.Launches != 1 || l.SharedBytes != tt.smem {
+			if l.Variant.String() != tt.variant || l.Splits != tt.splits || l.Block != tt.block || l.Launches != 1 || l.SharedBytes != tt.smem {
 				t.Errorf("B=%d S=%d T=%d split-keys=%d: %s splits %d block %d launches %d smem %d, want %s %d %d 1 %d",
 					tt.b, tt.s, tt.t, tt.splitKeys, l.Variant, l.Splits, l.Block, l.Launches, l.SharedBytes, tt.variant, tt.splits, tt.block, tt.smem)
 			}

@@ -78,7 +78,7 @@ y = a @ w
 	l := st.Plan.Kernels[0].Launch
 	// 256 columns are 8 GEMV blocks, far from 132 SMs: split K = 4096 into
 	// min(ceil(132/8), 4096/512) = 8.
-	if len(cs) != 1 || l.Variant != "gemv" || l.Splits != 8 || cs[0].Launches != 2 {
+	if len(cs) != 1 || l.Variant != plan.VariantGemv || l.Splits != 8 || cs[0].Launches != 2 {
 		t.Fatalf("plan %s, costs %+v: want one split-K GEMV of 8 splits in 2 launches", st.Plan, cs)
 	}
 	partials := int64(8 * 3 * 256 * 4)

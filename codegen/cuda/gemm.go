@@ -4,16 +4,17 @@ import (
 	"fmt"
 
 	"github.com/fuser-dev/fuser/ir"
+	"github.com/fuser-dev/fuser/plan"
 )
 
 // GEMM tile sizes: GEMV tiles are gemvTN columns (slots) of up to gemvMR
 // rows; tensor-core tiles mmaBM × mmaBN with a K step of mmaBK.
 const (
-	gemvTN = 32
+	gemvTN = plan.GemvCols
 	gemvMR = 8
 	gemvKC = 256
-	mmaBM  = 128
-	mmaBN  = 64
+	mmaBM  = plan.GemmTileM
+	mmaBN  = plan.GemmTileN
 	mmaBK  = 32
 )
 
@@ -240,7 +241,7 @@ func (k *kgen) gemmKernel() (*generated, error) {
 	if err != nil {
 		return nil, err
 	}
-	split := k.pk.Launch != nil && k.pk.Launch.Variant == "gemv"
+	split := k.pk.Launch != nil && k.pk.Launch.Variant == plan.VariantGemv
 	var helpers writer
 	if err := g.emitHelpers(&helpers); err != nil {
 		return nil, err
@@ -256,19 +257,11 @@ func (k *kgen) gemmKernel() (*generated, error) {
 	gen := &generated{
 		helpers:  helpers.String(),
 		entries:  []entry{{"", main}, {mergeSuffix, merge}},
-		variants: map[string][]string{"gemv": {""}, "gemm": {""}},
-		variant:  "gemv",
+		variants: map[plan.Variant][]string{plan.VariantGemv: {""}, plan.VariantGemm: {""}},
+		variant:  plan.VariantGemv,
 	}
 	if k.pk.Launch != nil && k.pk.Launch.Splits > 1 {
-		gen.variants["gemv"] = []string{"", mergeSuffix}
-		l := k.pk.Launch
-		// The GEMV launch is (column tiles, batch, splits) with Tile[0] = M.
-		if n, ok := g.n.value(); ok {
-			k.wsFloats = l.Splits * l.Grid[1] * l.Tile[0] * n
-		}
-	}
-	if k.pk.Launch != nil && k.pk.Launch.Variant == "gemm" {
-		gen.variant = "gemm"
+		gen.variants[plan.VariantGemv] = []string{"", mergeSuffix}
 	}
 	return gen, nil
 }

@@ -1,5 +1,7 @@
 package cuda
 
+import "github.com/fuser-dev/fuser/plan"
+
 // gemvSmem is the shared memory of the GEMV path: the staged A rows, the
 // per-warp partial sums (up to 12 warps), the tile's sums, its columns and
 // vector flags.
@@ -8,10 +10,6 @@ const (
 	gemvRedFloats = 12 * gemvMR * gemvTN
 	gemvResFloats = gemvMR * gemvTN
 )
-
-// gemvMaxRows is the most rows per unit the GEMV path takes; more go to
-// the tensor cores when the operands allow.
-const gemvMaxRows = 16
 
 // chunk is the rows of one GEMV pass: 8, or 4 for blocks of more than 256
 // threads, whose register budget is smaller.
@@ -136,7 +134,7 @@ func (g *gemmModel) mainBody(split bool) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		w.open("if (%s > %d && %s) {", g.rows(), gemvMaxRows, cond)
+		w.open("if (%s > %d && %s) {", g.rows(), plan.GemvMaxRows, cond)
 		w.line("__shared__ const u16* sArow[%d];", mmaBM)
 		w.line("__shared__ const u16* sBrow[%d];", mmaBN)
 		w.line("if (sp == 0) @BODY@_mma(%s, bid, nblk, (u16*)smem, sArow, sBrow, scol);", k.bodyArgs())
@@ -187,7 +185,7 @@ func (g *gemmModel) mergeBody(split bool) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		w.line("if (%s > %d && %s) return;", g.rows(), gemvMaxRows, cond)
+		w.line("if (%s > %d && %s) return;", g.rows(), plan.GemvMaxRows, cond)
 	}
 	w.line("const i64 nblk = (i64)gridDim.x * gridDim.y * gridDim.z, bid = blockIdx.x + (i64)gridDim.x * (blockIdx.y + (i64)gridDim.y * blockIdx.z);")
 	w.line("if (nsplit <= 1) return;")
