@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/fuser-dev/fuser/ir"
+	"github.com/fuser-dev/fuser/plan"
 )
 
 // BenchTarget is one layer and dims `fuser bench` measures.
@@ -111,13 +112,14 @@ func MMAPeakFlops(blocks, threads, iters int64) int64 {
 	return blocks * (threads / 32) * iters * 4 * 2 * 16 * 8 * 16
 }
 
-// BenchPlans plans a layer, fused and unfused, at dims (decode attention
-// split at splitKeys keys when positive; see NewPlanSplit).
-func BenchPlans(g *ir.Graph, dims map[string]int64, splitKeys int64) (fused, unfused *Plan, err error) {
-	if fused, err = NewPlanSplit(g, dims, true, splitKeys); err != nil {
+// BenchPlans plans a layer, fused and unfused, at dims for target t
+// (decode attention split at splitKeys keys when positive; see
+// NewPlanSplit).
+func BenchPlans(g *ir.Graph, dims map[string]int64, splitKeys int64, t plan.Target) (fused, unfused *Plan, err error) {
+	if fused, err = NewPlanSplit(g, dims, true, splitKeys, t); err != nil {
 		return nil, nil, err
 	}
-	if unfused, err = NewPlan(g, dims, false); err != nil {
+	if unfused, err = NewPlanSplit(g, dims, false, 0, t); err != nil {
 		return nil, nil, err
 	}
 	return fused, unfused, nil

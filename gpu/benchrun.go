@@ -372,7 +372,7 @@ func (b *Bench) floorUs(bytes, flops int64) float64 {
 func (b *Bench) kernelTime(k *Kernel, c plan.Cost) KernelTime {
 	kt := KernelTime{Name: k.Plan.Name, Strategy: k.Plan.Strategy.String(), Bytes: c.Bytes(), Flops: c.Flops, Launches: c.Launches}
 	if l := k.Plan.Launch; l != nil {
-		kt.Variant, kt.Grid, kt.Block = l.Variant, l.Grid, l.Block
+		kt.Variant, kt.Grid, kt.Block = l.Variant.String(), l.Grid, l.Block
 	}
 	if k.Err == nil {
 		kt.Block = k.CUDA.Block

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/fuser-dev/fuser/ir/interp"
+	"github.com/fuser-dev/fuser/plan"
 )
 
 // DeterministicSplitKeys is the split size the determinism test uses.
@@ -41,7 +42,7 @@ func DeterminismPlans(c DeterminismCase, splitKeys int64) (big, one *Plan, bigIn
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	if big, err = NewPlanSplit(g, c.Dims(DeterminismBatch), true, splitKeys); err != nil {
+	if big, err = NewPlanSplit(g, c.Dims(DeterminismBatch), true, splitKeys, plan.H200); err != nil {
 		return nil, nil, nil, nil, err
 	}
 	if bigIn, err = interp.RandomInputs(g, big.Dims, 77); err != nil {
@@ -90,6 +91,6 @@ func firstSequence(big *Plan, in map[string]*interp.Tensor, sk int64) (*Plan, ma
 			return nil, nil, fmt.Errorf("input %s: no rule to cut sequence 0 out", name)
 		}
 	}
-	one, err := NewPlanSplit(big.Graph, dims, true, sk)
+	one, err := NewPlanSplit(big.Graph, dims, true, sk, big.Target)
 	return one, out, err
 }

@@ -12,8 +12,9 @@ import (
 	"github.com/fuser-dev/fuser/plan"
 )
 
-// Arch is the architecture the kernel images are built for (the H200).
-const Arch = "sm_90a"
+// Arch is the architecture the kernel images are built for: the default
+// target's (plan.H200).
+var Arch = plan.H200.Arch
 
 // Plan is a layer planned at bound dims with the CUDA of each kernel.
 type Plan struct {
@@ -21,7 +22,9 @@ type Plan struct {
 	// Dims are the bound dims, derived page-pool dims included.
 	Dims  map[string]int64
 	Fused bool
-	Plan  *plan.Plan
+	// Target is the GPU the plan is sized for.
+	Target plan.Target
+	Plan   *plan.Plan
 	// Kernels follow Plan.Kernels.
 	Kernels []*Kernel
 }
@@ -60,16 +63,16 @@ func PlanName(fused bool) string {
 	return "unfused"
 }
 
-// NewPlan plans g at dims (completed with interp.DeriveDims) and generates
-// each kernel's CUDA.
+// NewPlan plans g at dims (completed with interp.DeriveDims) for the
+// default target (plan.H200) and generates each kernel's CUDA.
 func NewPlan(g *ir.Graph, dims map[string]int64, fused bool) (*Plan, error) {
-	return NewPlanSplit(g, dims, fused, 0)
+	return NewPlanSplit(g, dims, fused, 0, plan.H200)
 }
 
-// NewPlanSplit is NewPlan with decode attention's split size fixed at
-// splitKeys keys when positive (passes.Options.DecodeSplitKeys: the
-// deterministic mode).
-func NewPlanSplit(g *ir.Graph, dims map[string]int64, fused bool, splitKeys int64) (*Plan, error) {
+// NewPlanSplit is NewPlan for target t with decode attention's split size
+// fixed at splitKeys keys when positive (passes.Options.DecodeSplitKeys:
+// the deterministic mode).
+func NewPlanSplit(g *ir.Graph, dims map[string]int64, fused bool, splitKeys int64, t plan.Target) (*Plan, error) {
 	full, _, err := interp.DeriveDims(g, dims)
 	if err != nil {
 		return nil, err
@@ -78,11 +81,11 @@ func NewPlanSplit(g *ir.Graph, dims map[string]int64, fused bool, splitKeys int6
 	if fused {
 		pipeline = passes.Fused
 	}
-	st, err := passes.Run(g, pipeline, passes.Options{Dims: full, DecodeSplitKeys: splitKeys})
+	st, err := passes.Run(g, pipeline, passes.Options{Dims: full, Target: t, DecodeSplitKeys: splitKeys})
 	if err != nil {
 		return nil, fmt.Errorf("%s plan: %w", PlanName(fused), err)
 	}
-	p := &Plan{Graph: g, Dims: full, Fused: fused, Plan: st.Plan}
+	p := &Plan{Graph: g, Dims: full, Fused: fused, Target: t, Plan: st.Plan}
 	for _, k := range st.Plan.Kernels {
 		p.Kernels = append(p.Kernels, generate(st.Plan, k))
 	}

@@ -56,7 +56,8 @@ const (
 )
 
 // Pattern is an op's fusion pattern kind, after TVM's FuseOps: fusion rules
-// read the kind, never the op.
+// read the pattern (and the op's Kind where they treat some ops of a
+// pattern apart), never the op.
 type Pattern int
 
 // The pattern kinds, from most to least fusible.
@@ -130,6 +131,50 @@ var opInfo = [numOps]OpInfo{
 	OpAppend:    {"append", Opaque, 0},
 	OpAttention: {"attention", Opaque, 0},
 }
+
+// Kind is an op's role where the fusion rules need more than its pattern
+// kind: the ops a rule treats apart from the others of their pattern. Most
+// ops are KindPlain; fusion rules read the pattern and the kind, never the
+// op.
+type Kind int
+
+// The op kinds.
+const (
+	// KindPlain ops are described by their pattern alone.
+	KindPlain Kind = iota
+	// KindConst is a scalar constant: its users compute it in place, so it
+	// never joins a kernel on its own.
+	KindConst
+	// KindMask ops (causal, window) hide scores: they belong to attention,
+	// never to a matmul epilogue.
+	KindMask
+	// KindRope rotates pairs of elements of a row by position: injective,
+	// but computable per output element from the row it reads, so a matmul
+	// epilogue may apply it; alone it is a copy kernel.
+	KindRope
+	// KindGather ops move elements by index or from several tensors
+	// (gather, concat): a copy kernel materialises them.
+	KindGather
+	// KindAppend writes new keys and values into a KV cache: a matmul
+	// epilogue may do it, and its result is always materialised.
+	KindAppend
+	// KindAttention is fused softmax attention, a kernel of its own.
+	KindAttention
+)
+
+var opKinds = [numOps]Kind{
+	OpConst:     KindConst,
+	OpCausal:    KindMask,
+	OpWindow:    KindMask,
+	OpRope:      KindRope,
+	OpGather:    KindGather,
+	OpConcat:    KindGather,
+	OpAppend:    KindAppend,
+	OpAttention: KindAttention,
+}
+
+// Kind returns the op's kind.
+func (o Op) Kind() Kind { return opKinds[o] }
 
 // Info returns the op's description.
 func (o Op) Info() OpInfo { return opInfo[o] }

@@ -76,24 +76,24 @@ func TestSplitKV(t *testing.T) {
 	tests := []struct {
 		b, s, t   int64
 		splitKeys int64
-		variant   string
+		variant   plan.Variant
 		splits    int64
 		block     int
 		smem      int64
 	}{
-		{1, 1, 4096, 0, "decode", 16, 128, 213248},    // 8 (seq, kv-head) pairs, at most half the SMs: 132/8 splits of 257 keys, one block an SM
-		{1, 1, 4095, 0, "decode", 16, 128, 213248},    // 4096 keys: 16 splits, 128 blocks
-		{1, 1, 32767, 0, "decode", 16, 128, 213248},   // 2048 keys a split: 4 warps
-		{1, 1, 131072, 0, "decode", 16, 256, 213248},  // 8193 keys a split: 8 warps of 3 stages
-		{2, 1, 32767, 0, "decode", 8, 256, 213248},    // 16 pairs × 8 splits of 4096 keys
-		{4, 1, 8192, 0, "decode", 4, 128, 213248},     // 32 pairs: 132/32 → 4 splits of 2049 keys
-		{12, 1, 8192, 0, "decode", 2, 128, 108800},    // 96 pairs: 96 blocks would leave a quarter of the SMs idle; the block slots, 264/96 → 2, two blocks an SM
-		{16, 1, 8192, 0, "decode", 1, 256, 213248},    // 128 pairs fill the SMs one block each: 8 warps, no split
-		{16, 1, 8192, 1024, "decode", 9, 128, 108800}, // deterministic: splits of 1024 keys, 4 warps
-		{64, 1, 4096, 0, "decode", 1, 128, 108800},    // 512 pairs already fill the GPU: no split
-		{1, 1, 100, 0, "decode", 1, 128, 213248},      // 101 keys: one split
-		{1, 1, 300, 0, "decode", 2, 128, 213248},      // 301 keys: 2 splits of at least 256
-		{2, 512, 0, 0, "prefill", 1, 256, 0},
+		{1, 1, 4096, 0, plan.VariantDecode, 16, 128, 213248},    // 8 (seq, kv-head) pairs, at most half the SMs: 132/8 splits of 257 keys, one block an SM
+		{1, 1, 4095, 0, plan.VariantDecode, 16, 128, 213248},    // 4096 keys: 16 splits, 128 blocks
+		{1, 1, 32767, 0, plan.VariantDecode, 16, 128, 213248},   // 2048 keys a split: 4 warps
+		{1, 1, 131072, 0, plan.VariantDecode, 16, 256, 213248},  // 8193 keys a split: 8 warps of 3 stages
+		{2, 1, 32767, 0, plan.VariantDecode, 8, 256, 213248},    // 16 pairs × 8 splits of 4096 keys
+		{4, 1, 8192, 0, plan.VariantDecode, 4, 128, 213248},     // 32 pairs: 132/32 → 4 splits of 2049 keys
+		{12, 1, 8192, 0, plan.VariantDecode, 2, 128, 108800},    // 96 pairs: 96 blocks would leave a quarter of the SMs idle; the block slots, 264/96 → 2, two blocks an SM
+		{16, 1, 8192, 0, plan.VariantDecode, 1, 256, 213248},    // 128 pairs fill the SMs one block each: 8 warps, no split
+		{16, 1, 8192, 1024, plan.VariantDecode, 9, 128, 108800}, // deterministic: splits of 1024 keys, 4 warps
+		{64, 1, 4096, 0, plan.VariantDecode, 1, 128, 108800},    // 512 pairs already fill the GPU: no split
+		{1, 1, 100, 0, plan.VariantDecode, 1, 128, 213248},      // 101 keys: one split
+		{1, 1, 300, 0, plan.VariantDecode, 2, 128, 213248},      // 301 keys: 2 splits of at least 256
+		{2, 512, 0, 0, plan.VariantPrefill, 1, 256, 0},
 	}
 	// Head dim 256 (Gemma-2): 8 warps of even 2 stages would not fit the
 	// SM, so 4 warps of 3 stages (4 × 2 × 16 × 264 × 2 bytes each, plus

@@ -14,7 +14,7 @@ import (
 func epilogue(s *State) (int, error) {
 	changes := 0
 	for i, m := range s.Graph.Nodes {
-		if m.Op != ir.OpMatmul || s.kernelOf[m] != nil {
+		if m.Op.Info().Pattern != ir.OutEWiseFusable || s.kernelOf[m] != nil {
 			continue
 		}
 		k := s.newKernel(plan.Gemm, m)
@@ -50,20 +50,19 @@ func epilogue(s *State) (int, error) {
 // "" when it can: it must map each output element from elements of k's tile
 // (no reduction, no broadcast of k's values to a larger shape).
 func epilogueOp(s *State, c *ir.Node, k *plan.Kernel) string {
+	kind := c.Op.Kind()
 	switch c.Op.Info().Pattern {
 	case ir.ElemWise, ir.Broadcast:
 	default:
-		switch c.Op {
-		case ir.OpRope, ir.OpAppend:
-		default:
+		if kind != ir.KindRope && kind != ir.KindAppend {
 			return c.Op.Info().Pattern.String() + " ops cannot run in a matmul epilogue"
 		}
 	}
-	if c.Op == ir.OpCausal || c.Op == ir.OpWindow {
+	if kind == ir.KindMask {
 		return "masks belong to attention"
 	}
 	out := c.Outs[0].Type.Shape
-	if c.Op == ir.OpAppend {
+	if kind == ir.KindAppend {
 		return ""
 	}
 	for _, a := range c.Args {
@@ -79,7 +78,7 @@ func epilogueOp(s *State, c *ir.Node, k *plan.Kernel) string {
 // reduction. A value read only by reductions is better computed by the row
 // kernel from the input it reads anyway than written by the epilogue.
 func materialised(s *State, c *ir.Node) bool {
-	if c.Op == ir.OpAppend {
+	if c.Op.Kind() == ir.KindAppend {
 		return true
 	}
 	users := s.Graph.Users()

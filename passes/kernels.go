@@ -32,14 +32,15 @@ func kernels(s *State) (int, error) {
 
 // strategyOf is the strategy of a kernel computing only n.
 func strategyOf(n *ir.Node) plan.Strategy {
+	kind := n.Op.Kind()
 	switch {
-	case n.Op == ir.OpMatmul:
+	case n.Op.Info().Pattern == ir.OutEWiseFusable:
 		return plan.Gemm
-	case n.Op == ir.OpAttention:
+	case kind == ir.KindAttention:
 		return plan.Attention
-	case n.Op == ir.OpAppend:
+	case kind == ir.KindAppend:
 		return plan.Append
-	case n.Op == ir.OpGather || n.Op == ir.OpConcat || n.Op == ir.OpRope:
+	case kind == ir.KindGather || kind == ir.KindRope:
 		return plan.Copy
 	case isReduction(n) && !rowOp(n):
 		return plan.Reduce

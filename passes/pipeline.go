@@ -20,14 +20,6 @@ type Pass struct {
 	Run   func(*State) (int, error)
 }
 
-// Target describes the GPU the launch plan sizes grids for.
-type Target struct {
-	SMs int64
-}
-
-// H200 is the default target.
-var H200 = Target{SMs: 132}
-
 // Decision is one logged fusion decision, for `fuser plan --explain`.
 type Decision struct {
 	Pass   string
@@ -49,11 +41,13 @@ type State struct {
 	Graph  *ir.Graph
 	Plan   *plan.Plan
 	Dims   map[string]int64
-	Target Target
+	Target plan.Target
 	// DecodeSplitKeys fixes decode attention's split size (Options).
 	DecodeSplitKeys int64
-	Log             []Decision
-	pass            string
+	// SIMTAttention plans every attention kernel on CUDA cores (Options).
+	SIMTAttention bool
+	Log           []Decision
+	pass          string
 	// kernelOf assigns nodes to kernels during partitioning.
 	kernelOf map[*ir.Node]*plan.Kernel
 }
@@ -79,13 +73,18 @@ var Unfused = []Pass{Fused[4], Fused[5], Fused[6]}
 // Options control a pipeline run.
 type Options struct {
 	// Dims binds the symbolic dims; without it the bound passes are skipped.
-	Dims   map[string]int64
-	Target Target
+	Dims map[string]int64
+	// Target is the GPU the launch pass sizes grids for; plan.H200 when
+	// its SM count is 0.
+	Target plan.Target
 	// DecodeSplitKeys, when positive, fixes decode attention's split size
 	// in keys (deterministic mode: a sequence's result then depends on its
 	// own length alone, never on the batch it runs in); 0 lets the launch
 	// plan divide each context over the splits that fill the GPU.
 	DecodeSplitKeys int64
+	// SIMTAttention plans the CUDA-core attention kernels even where the
+	// tensor-core ones could run (tests compare both implementations).
+	SIMTAttention bool
 	// After is called after each pass with its name and state (for dumps).
 	After func(pass string, s *State)
 }
@@ -93,9 +92,12 @@ type Options struct {
 // Run clones the graph and runs the passes on the clone.
 func Run(g *ir.Graph, passes []Pass, opt Options) (*State, error) {
 	if opt.Target.SMs == 0 {
-		opt.Target = H200
+		opt.Target = plan.H200
 	}
-	s := &State{Graph: g.Clone(), Dims: opt.Dims, Target: opt.Target, DecodeSplitKeys: opt.DecodeSplitKeys, kernelOf: map[*ir.Node]*plan.Kernel{}}
+	if err := opt.Target.Verify(); err != nil {
+		return nil, err
+	}
+	s := &State{Graph: g.Clone(), Dims: opt.Dims, Target: opt.Target, DecodeSplitKeys: opt.DecodeSplitKeys, SIMTAttention: opt.SIMTAttention, kernelOf: map[*ir.Node]*plan.Kernel{}}
 	for _, p := range passes {
 		if p.Bound && s.Dims == nil {
 			continue

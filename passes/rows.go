@@ -57,7 +57,7 @@ func rows(s *State) (int, error) {
 func rowOp(n *ir.Node) bool {
 	switch n.Op.Info().Pattern {
 	case ir.ElemWise, ir.Broadcast:
-		return n.Op != ir.OpConst
+		return n.Op.Kind() != ir.KindConst
 	case ir.Reduction:
 		return n.Attr.Axis == len(n.Args[0].Type.Shape)-1
 	}

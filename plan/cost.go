@@ -89,10 +89,7 @@ func kernelCost(k *Kernel, dims map[string]int64) (Cost, error) {
 				c.BytesWritten += b
 			}
 		case ir.OpMatmul:
-			partials, err := splitKPartials(n, k.Launch, dims)
-			if err != nil {
-				return c, err
-			}
+			partials := splitKPartials(k.Launch)
 			c.BytesRead += partials
 			c.BytesWritten += partials
 		case ir.OpAttention:
@@ -108,20 +105,14 @@ func kernelCost(k *Kernel, dims map[string]int64) (Cost, error) {
 	return c, nil
 }
 
-// splitKPartials models a split-K GEMV's partial sums: one f32 per row,
-// column and split (the launch's rows per unit × units × splits), written
-// by the splits and read by the last split of each tile, which runs the
-// epilogue.
-func splitKPartials(n *ir.Node, l *Launch, dims map[string]int64) (int64, error) {
-	if l.Variant != "gemv" || l.Splits <= 1 {
-		return 0, nil
+// splitKPartials models a split-K GEMV's partial sums: its workspace (one
+// f32 per row, column and split), written by the splits and read by the
+// last split of each tile, which runs the epilogue.
+func splitKPartials(l *Launch) int64 {
+	if l.Variant != VariantGemv {
+		return 0
 	}
-	out, err := n.Outs[0].Type.Shape.Eval(dims)
-	if err != nil {
-		return 0, err
-	}
-	cols := int64(out[len(out)-1])
-	return l.Splits * l.Grid[1] * l.Tile[0] * cols * 4, nil
+	return l.WorkspaceFloats * 4
 }
 
 // attentionExtra models the split-KV partials (f32 output row plus max and
@@ -139,12 +130,12 @@ func attentionExtra(n *ir.Node, l *Launch, dims map[string]int64) (partials, l2 
 		return 0, 0, err
 	}
 	tk := int64(kv[2])
-	if l.Variant == "decode" {
+	if l.Variant.Decode() {
 		parts := l.Splits
-		switch dt := n.Args[0].Type.DType; {
+		switch {
 		case l.PrefixSplits > 0:
 			parts = l.PrefixSplits + ownSplits(n, l, tk, sq)
-		case n.Attr.Attn.Cascade && l.Launches > 1 && dt != ir.BF16 && dt != ir.F16:
+		case n.Attr.Attn.Cascade && l.Launches > 1 && l.Variant == VariantDecodeSIMT:
 			parts++ // the CUDA-core kernel's prefix partial
 		}
 		if parts > 1 {
@@ -171,22 +162,15 @@ func attentionExtra(n *ir.Node, l *Launch, dims map[string]int64) (partials, l2 
 
 // ownSplits is the split count of the own keys (own of them, the last sq
 // the queries) of a cascade decode after its prefix pass, as the decode
-// kernel divides the keys the queries see: in splits of the launch's fixed
-// size, else evenly over the grid's splits, rounded up to whole tiles.
+// kernel divides the keys the queries see (DecodeSplit): the grid's splits
+// have a slot each.
 func ownSplits(n *ir.Node, l *Launch, own, sq int64) int64 {
 	vis := own
 	if w, ok := n.Attr.Attn.Window.Value(); ok && w > 0 {
 		vis = min(vis, sq+w-1)
 	}
-	if vis <= 0 {
-		return 1
-	}
-	chunk := l.SplitKeys
-	if chunk <= 0 {
-		chunk = max((vis+l.Grid[0]-1)/l.Grid[0], 1)
-		chunk = (chunk + DecodeTileKeys - 1) / DecodeTileKeys * DecodeTileKeys
-	}
-	return (vis + chunk - 1) / chunk
+	splits, _ := DecodeSplit(vis, l.Grid[0], l.SplitKeys, l.Grid[0])
+	return splits
 }
 
 // groupOf is the number of query heads per kv head of an attention node.

@@ -5,7 +5,7 @@ package plan
 // ring of stages, rows of the head dim rounded up to 16 plus 8 elements of
 // padding, 16-bit; after the ring, the block's 16 query rows in the same
 // row format. The stages fill about decodeRingBudget bytes per block,
-// so that two blocks share an SM of 227 KiB (H100, H200), between 2 and 8
+// so that two blocks share an SM of 228 KiB (H100, H200), between 2 and 8
 // stages. The launch plan sizes the dynamic shared memory with it and the
 // code generator derives the stage count from the launch, so both agree.
 const (
@@ -14,15 +14,16 @@ const (
 	decodeMaxStages  = 8
 	// DecodeTileKeys is the keys of one warp's tile.
 	DecodeTileKeys = 16
-	// smPerSMShared is the shared memory of an H100/H200 SM (bytes), and
-	// blockReserved the part the driver keeps per block.
-	smPerSMShared = 228 << 10
+	// blockReserved is the shared memory the driver keeps per block.
 	blockReserved = 1 << 10
 	// decodeStatic bounds the kernel's static shared memory (the tensor
 	// map, the stage barriers, each warp's ring of page-table entries:
 	// under 5 KiB at 8 stages), which shares the block's limit with the
 	// dynamic ring.
 	decodeStatic = 8 << 10
+	// decodeRegsPerThread bounds the decode kernel's registers a thread
+	// (its launch bounds allow 255, rounded to the allocation unit).
+	decodeRegsPerThread = 256
 )
 
 // decodeStageBytes is one warp's stage: 16 K rows and 16 V rows.
@@ -57,12 +58,12 @@ func DecodeRing(dh int64, block int) (stages, bytes int64) {
 }
 
 // DecodeRingSolo is the ring of a decode launch whose blocks all fit one
-// to an SM: as many stages as the SM's shared memory holds (up to the
-// maximum), so that a warp's tiles of a short split are all in flight at
-// once. Stages 0 (and bytes 0) when the SM holds fewer than the minimum
+// to an SM of t: as many stages as a block's shared memory holds (up to
+// the maximum), so that a warp's tiles of a short split are all in flight
+// at once. Stages 0 (and bytes 0) when it holds fewer than the minimum
 // (head dims past 128 at 8 warps), which no launch can take.
-func DecodeRingSolo(dh int64, block int) (stages, bytes int64) {
-	budget := smPerSMShared - blockReserved - decodeStatic - decodeQueryBytes(dh)
+func DecodeRingSolo(t Target, dh int64, block int) (stages, bytes int64) {
+	budget := min(t.SharedPerSM-blockReserved, t.SharedPerBlock) - decodeStatic - decodeQueryBytes(dh)
 	if budget/decodeBlockStage(dh, block) < decodeMinStages {
 		return 0, 0
 	}
@@ -80,42 +81,12 @@ func DecodeStages(dh int64, block int, sharedBytes int64) int64 {
 	return ring / st
 }
 
-// DecodeBlocksPerSM is how many decode blocks of that ring an H200 SM holds
-// at once (at most 2: the registers of two 128-thread blocks at 255 each
-// fill the register file).
-func DecodeBlocksPerSM(dh int64, block int) int64 {
+// DecodeBlocksPerSM is how many decode blocks of that ring an SM of t
+// holds at once: as many as its shared memory takes, at most as many as
+// its registers take at 255 a thread (2 blocks of 128 threads on 64K
+// registers).
+func DecodeBlocksPerSM(t Target, dh int64, block int) int64 {
 	_, bytes := DecodeRing(dh, block)
-	return min(max(smPerSMShared/(bytes+blockReserved), 1), 2)
-}
-
-// PrefixMinKeys is the fewest keys a split of a cascade's prefix pass takes
-// outside deterministic mode.
-const PrefixMinKeys = 256
-
-// PrefixSplits is the split count of a cascade decode's prefix pass
-// (codegen/cuda's fz_att_prefix, which attends the prefix the whole batch
-// shares once per kv head; the kernel is built with this count and
-// fz_att_psplit takes it on the device): npre prefix keys against rows
-// query rows per kv head (batch × heads per kv head × queries), tiled 16
-// rows a warp, block/32 warps a block, over kvHeads kv heads, on blocks
-// blocks at once (the target's block slots, or the grid's blocks when
-// fewer). With splitKeys > 0 (deterministic mode) every split is splitKeys
-// keys; otherwise the keys are divided so that the work items (split × kv
-// head × row block) about fill the blocks, at least PrefixMinKeys keys a
-// split (rounded up to 16): more splits would only add partials for the
-// decode kernel to merge. 0 when there are no prefix keys. The device takes
-// at most one split fewer than the workspace's slots, which the code
-// generator sizes for this count.
-func PrefixSplits(npre, rows, kvHeads, blocks int64, block int, splitKeys int64) int64 {
-	if npre <= 0 {
-		return 0
-	}
-	chunk := splitKeys
-	if chunk <= 0 {
-		br := 16 * max(int64(block)/32, 1)
-		items := max(kvHeads*((rows+br-1)/br), 1)
-		want := max(blocks/items, 1)
-		chunk = max(((npre+want-1)/want+15)/16*16, PrefixMinKeys)
-	}
-	return (npre + chunk - 1) / chunk
+	byRegs := t.RegistersPerSM / (decodeRegsPerThread * int64(block))
+	return min(max(t.SharedPerSM/(bytes+blockReserved), 1), max(byRegs, 1))
 }

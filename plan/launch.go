@@ -2,7 +2,9 @@ package plan
 
 import "fmt"
 
-// Launch is a kernel's launch shape at bound dims.
+// Launch is a kernel's configuration at bound dims, computed once by the
+// launch pass and read by the cost model, the code generators and the
+// interpreter alike.
 type Launch struct {
 	Grid  [3]int64
 	Block int
@@ -13,9 +15,8 @@ type Launch struct {
 	// attention (the prefix pass, then the decode kernel merging it), 1
 	// otherwise (split-KV decode attention merges in the same launch).
 	Launches int
-	// Variant says which path of a strategy runs: "gemv", "gemm",
-	// "prefill", "decode".
-	Variant string
+	// Variant says which path of a strategy runs.
+	Variant Variant
 	// Splits is the split-KV count of decode attention, or the split-K count
 	// of a GEMV; 1 when there is no split.
 	Splits int64
@@ -27,8 +28,16 @@ type Launch struct {
 	// (see the function PrefixSplits), whose partials the decode launch
 	// merges with its own splits'; 0 without one.
 	PrefixSplits int64
-	// Tile is the tile of a tiled kernel: Br×Bc for attention, M×N for GEMM.
+	// Tile is the tile of a tiled kernel: Br×Bc for attention, M×N for
+	// GEMM (rows × column slots for a GEMV).
 	Tile [2]int64
+	// Stages is the shared-memory ring depth of tensor-core decode
+	// attention (DecodeStages of SharedBytes), 0 for other variants.
+	Stages int64 `json:",omitempty"`
+	// WorkspaceFloats is the f32 scratch the kernel's partials take at this
+	// launch (split-K sums, split-KV partials and their counters): the
+	// module's workspace is the largest of its kernels'.
+	WorkspaceFloats int64 `json:",omitempty"`
 }
 
 // String prints the launch as grid(x,y,z)×block.

@@ -127,7 +127,16 @@ type DeviceInfo struct {
 	ClockKHz        int    `json:"clock_khz"`
 	MemoryClockKHz  int    `json:"memory_clock_khz"`
 	MemoryBusBits   int    `json:"memory_bus_bits"`
+	// SharedPerSM is an SM's shared memory, SharedPerBlock the most a
+	// block may opt in to (bytes); RegistersPerSM an SM's 32-bit registers.
+	SharedPerSM    int `json:"shared_per_sm"`
+	SharedPerBlock int `json:"shared_per_block"`
+	RegistersPerSM int `json:"registers_per_sm"`
 }
+
+// maxSharedPerBlockOptin is the attribute gorgonia.org/cu v0.9.6 does not
+// name: the shared memory a block may opt in to.
+const maxSharedPerBlockOptin = cu.DeviceAttribute(C.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
 
 // Info describes the device.
 func (c *Context) Info() (DeviceInfo, error) {
@@ -146,6 +155,8 @@ func (c *Context) Info() (DeviceInfo, error) {
 		{cu.MultiprocessorCount, &d.SMs}, {cu.ComputeCapabilityMajor, &d.ComputeCapMajor},
 		{cu.ComputeCapabilityMinor, &d.ComputeCapMinor}, {cu.ClockRate, &d.ClockKHz},
 		{cu.MemoryClockRate, &d.MemoryClockKHz}, {cu.GlobalMemoryBusWidth, &d.MemoryBusBits},
+		{cu.MaxSharedMemoryPerMultiprocessor, &d.SharedPerSM}, {maxSharedPerBlockOptin, &d.SharedPerBlock},
+		{cu.MaxRegistersPerMultiprocessor, &d.RegistersPerSM},
 	} {
 		if *a.dst, err = c.dev.Attribute(a.attr); err != nil {
 			return d, fmt.Errorf("runtime: device attribute: %w", err)

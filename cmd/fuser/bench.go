@@ -110,6 +110,10 @@ func runBench(args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	target, err := gpu.DeviceTarget(info)
+	if err != nil {
+		return err
+	}
 	b := &gpu.Bench{D: dev, L2: info.L2Bytes, Opt: gpu.BenchOptions{Warmup: *warmup, Reps: *reps, Seed: *seed}}
 	if err := b.MeasureCeilings(info); err != nil {
 		return err
@@ -118,7 +122,7 @@ func runBench(args []string, w io.Writer) error {
 		Device: info, Images: images.Dir + " (" + images.Manifest().Compiler + ")", Warmup: *warmup, Reps: *reps, Ceilings: b.Ceil}
 	out.Ceilings.Round()
 	for _, dims := range dimsSets {
-		fused, unfused, err := gpu.BenchPlans(g, dims, *splitKeys)
+		fused, unfused, err := gpu.BenchPlans(g, dims, *splitKeys, target)
 		if err != nil {
 			return err
 		}

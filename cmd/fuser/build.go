@@ -12,7 +12,7 @@ import (
 	"github.com/fuser-dev/fuser/codegen/nvrtc"
 )
 
-const buildUsage = "build SPEC -dims B=1,S=1,T=4096 -o DIR [--unfused] [-arch sm_90a] [-split-keys N]"
+const buildUsage = "build SPEC -dims B=1,S=1,T=4096 -o DIR [--unfused] [-target h200] [-arch ARCH] [-split-keys N]"
 
 // runBuild writes a spec's CUDA kernels, Go launch package and plan.json,
 // and the PTX and ptxas report when this binary has NVRTC (-tags nvrtc).
@@ -21,11 +21,19 @@ func runBuild(args []string, w io.Writer) error {
 	dimsArg := fs.String("dims", "", "bind the dims the plan is sized for (the largest batch bucket)")
 	out := fs.String("o", "", "output directory")
 	unfused := fs.Bool("unfused", false, "build the unfused plan (one op per kernel)")
-	arch := fs.String("arch", "sm_90a", "GPU architecture for NVRTC")
+	targetName := targetFlag(fs)
+	arch := fs.String("arch", "", "GPU architecture for NVRTC (default: the target's)")
 	splitKeys := fs.Int64("split-keys", 0, "fix decode attention's split size in keys (deterministic mode: a sequence's result does not depend on its batch; 0: the launch plan's split)")
 	g, dims, err := specAndDims(fs, args, buildUsage, dimsArg)
 	if err != nil {
 		return err
+	}
+	target, err := parseTarget("build", *targetName)
+	if err != nil {
+		return err
+	}
+	if *arch == "" {
+		*arch = target.Arch
 	}
 	if *out == "" {
 		return &exitError{code: 2, err: fmt.Errorf("usage: fuser %s", buildUsage)}
@@ -36,7 +44,7 @@ func runBuild(args []string, w io.Writer) error {
 	if *splitKeys < 0 {
 		return &exitError{code: 2, err: fmt.Errorf("fuser build: -split-keys %d is negative", *splitKeys)}
 	}
-	opt := build.Options{Unfused: *unfused, DecodeSplitKeys: *splitKeys}
+	opt := build.Options{Unfused: *unfused, Target: target, DecodeSplitKeys: *splitKeys}
 	compile := build.NVRTC(*arch)
 	err = build.Build(g, dims, *out, opt, compile)
 	if errors.Is(err, nvrtc.ErrUnavailable) {

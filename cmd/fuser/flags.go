@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+
+	"github.com/fuser-dev/fuser/plan"
 )
 
 // parseArgs parses flags placed before or after the positional arguments
@@ -35,4 +37,18 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// targetFlag declares -target on fs: the GPU the plan is sized for.
+func targetFlag(fs *flag.FlagSet) *string {
+	return fs.String("target", plan.H200.Name, "the GPU the plan is sized for: h200, h100, a100, or an architecture (sm_90a: h200, sm_80: a100)")
+}
+
+// parseTarget looks the -target value up (exit status 2 when unknown).
+func parseTarget(cmd, name string) (plan.Target, error) {
+	t, err := plan.LookupTarget(name)
+	if err != nil {
+		return t, &exitError{code: 2, err: fmt.Errorf("fuser %s: %w", cmd, err)}
+	}
+	return t, nil
 }

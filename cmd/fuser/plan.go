@@ -12,7 +12,7 @@ import (
 	"github.com/fuser-dev/fuser/plan"
 )
 
-const planUsage = "plan SPEC [-dims B=1,S=1,T=4096] [--unfused] [--traffic] [--explain] [--dump-after=PASS] [-split-keys N] [--json]"
+const planUsage = "plan SPEC [-dims B=1,S=1,T=4096] [--unfused] [--traffic] [--explain] [--dump-after=PASS] [-split-keys N] [-target h200] [--json]"
 
 // planOutput is `fuser plan --json`.
 type planOutput struct {
@@ -34,14 +34,19 @@ func runPlan(args []string, w io.Writer) error {
 	dumpAfter := fs.String("dump-after", "", "print the graph and plan after the named pass (or 'all')")
 	asJSON := fs.Bool("json", false, "print JSON")
 	splitKeys := fs.Int64("split-keys", 0, "fix decode attention's split size in keys (deterministic mode; needs -dims)")
+	targetName := targetFlag(fs)
 	g, dims, err := specAndDims(fs, args, planUsage, dimsArg)
+	if err != nil {
+		return err
+	}
+	target, err := parseTarget("plan", *targetName)
 	if err != nil {
 		return err
 	}
 	if *splitKeys < 0 || (*splitKeys > 0 && *dimsArg == "") {
 		return &exitError{code: 2, err: fmt.Errorf("fuser plan: -split-keys needs -dims and a positive count, got %d", *splitKeys)}
 	}
-	opt := passes.Options{DecodeSplitKeys: *splitKeys}
+	opt := passes.Options{Target: target, DecodeSplitKeys: *splitKeys}
 	if *dimsArg != "" || *traffic {
 		if err := requireDims(dims, g); err != nil {
 			return err

@@ -47,7 +47,11 @@ func runProfile(args []string, w io.Writer) error {
 		return err
 	}
 	defer dev.Close()
-	fused, unfused, err := gpu.BenchPlans(g, dims, 0)
+	target, err := dev.Target()
+	if err != nil {
+		return err
+	}
+	fused, unfused, err := gpu.BenchPlans(g, dims, 0, target)
 	if err != nil {
 		return err
 	}

@@ -33,6 +33,8 @@ type Compiler func(src string) (ptx []byte, info string, err error)
 type Options struct {
 	// Unfused plans one op per kernel instead of the fused pipeline.
 	Unfused bool
+	// Target is the GPU the plan is sized for (passes.Options.Target).
+	Target plan.Target
 	// DecodeSplitKeys, when positive, fixes decode attention's split size
 	// in keys: deterministic mode (passes.Options.DecodeSplitKeys).
 	DecodeSplitKeys int64
@@ -84,7 +86,7 @@ func generate(g *ir.Graph, dims map[string]int64, opt Options, compile Compiler,
 	if opt.Unfused {
 		pipeline = passes.Unfused
 	}
-	st, err := passes.Run(g, pipeline, passes.Options{Dims: dims, DecodeSplitKeys: opt.DecodeSplitKeys})
+	st, err := passes.Run(g, pipeline, passes.Options{Dims: dims, Target: opt.Target, DecodeSplitKeys: opt.DecodeSplitKeys})
 	if err != nil {
 		return nil, err
 	}

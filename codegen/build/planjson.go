@@ -146,7 +146,7 @@ func kernel(p *plan.Plan, k *plan.Kernel, kd golang.Kernel, c plan.Cost, reports
 	out := Kernel{
 		Name: k.Name, Strategy: k.Strategy.String(), Entries: kd.Entries,
 		Inputs: refs(k.Inputs), Outputs: refs(k.Outputs),
-		Launch: Launch{Variant: l.Variant, Grid: l.Grid, Block: kd.Block, SharedBytes: l.SharedBytes, Launches: l.Launches, Splits: l.Splits, Tile: l.Tile},
+		Launch: Launch{Variant: l.Variant.String(), Grid: l.Grid, Block: kd.Block, SharedBytes: l.SharedBytes, Launches: l.Launches, Splits: l.Splits, Tile: l.Tile},
 		Cost:   cost(c),
 	}
 	for _, n := range k.Nodes {

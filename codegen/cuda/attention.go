@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/fuser-dev/fuser/ir"
+	"github.com/fuser-dev/fuser/plan"
 )
 
 // Attention kernel tiles: rows of queries are processed attQP at a time
@@ -520,21 +521,18 @@ func (k *kgen) attentionKernel() (*generated, error) {
 	}
 	gen := &generated{
 		entries:  []entry{{"", dec}, {mergeSuffix, mer}, {"_prefill", pre}},
-		variants: map[string][]string{"decode": {"", mergeSuffix}, "prefill": {"_prefill"}},
-		variant:  "decode",
+		variants: map[plan.Variant][]string{plan.VariantDecodeSIMT: {"", mergeSuffix}, plan.VariantPrefillSIMT: {"_prefill"}},
+		variant:  plan.VariantDecodeSIMT,
 	}
 	if l := k.pk.Launch; l != nil {
-		if l.Variant == "prefill" {
+		if l.Variant.Prefill() {
 			// The plan's entry is its name: the prefill body under it.
 			gen.entries = []entry{{"", pre}, {"_decode", dec}, {"_decode" + mergeSuffix, mer}}
-			gen.variants = map[string][]string{"prefill": {""}, "decode": {"_decode", "_decode" + mergeSuffix}}
-			gen.variant = "prefill"
-		} else {
-			if l.Splits <= 1 && !k.pk.Nodes[0].Attr.Attn.Cascade {
-				// No partials: no merge.
-				gen.variants["decode"] = []string{""}
-			}
-			k.wsFloats = l.Grid[0] * l.Grid[2] * l.Grid[1] * l.Tile[0] * (m.dh + 2)
+			gen.variants = map[plan.Variant][]string{plan.VariantPrefillSIMT: {""}, plan.VariantDecodeSIMT: {"_decode", "_decode" + mergeSuffix}}
+			gen.variant = plan.VariantPrefillSIMT
+		} else if l.Splits <= 1 && !k.pk.Nodes[0].Attr.Attn.Cascade {
+			// No partials: no merge.
+			gen.variants[plan.VariantDecodeSIMT] = []string{""}
 		}
 	}
 	return gen, nil

@@ -21,10 +21,6 @@ import (
 // kbounds and tile_masked: the key range a block of queries can see, for
 // tile skipping, and whether a tile needs the element-wise mask).
 
-// flashMaxDh is the largest head dim the templates take (the output
-// accumulators of a 16-row tile live in registers).
-const flashMaxDh = 256
-
 // flashSrc is one (K, V) pair of an attention node, in key order.
 type flashSrc struct{ k, v *ir.Value }
 
@@ -48,42 +44,25 @@ type flashModel struct {
 
 func (k *kgen) flashModel() (*flashModel, error) {
 	name := k.pk.Name
-	if len(k.pk.Nodes) != 1 || k.pk.Nodes[0].Op != ir.OpAttention || k.pk.Nodes[0].Attr.Attn == nil {
+	if len(k.pk.Nodes) != 1 {
 		return nil, fmt.Errorf("attention kernel %s: want one attention node", name)
 	}
 	n := k.pk.Nodes[0]
+	if err := codegen.FlashAttention(n); err != nil {
+		return nil, fmt.Errorf("attention kernel %s: %w", name, err)
+	}
 	m := &flashModel{k: k, n: n, at: n.Attr.Attn, q: n.Args[0], out: n.Outs[0]}
-	want := 3
-	if m.at.Cascade {
-		want = 5
-	}
-	if len(n.Args) != want {
-		return nil, fmt.Errorf("attention kernel %s: %d arguments, want %d", name, len(n.Args), want)
-	}
 	for i := 1; i < len(n.Args); i += 2 {
 		m.srcs = append(m.srcs, flashSrc{k: n.Args[i], v: n.Args[i+1]})
 	}
 	qs := shapeOf(m.q)
-	if len(qs) != 4 {
-		return nil, fmt.Errorf("attention kernel %s: queries must be [B, H, S, Dh]", name)
+	m.dh, _ = qs[3].value()
+	m.dp = (m.dh + 15) / 16 * 16
+	grp, ok := qs[1].div(shapeOf(m.srcs[len(m.srcs)-1].k)[1])
+	if m.grp, _ = grp.value(); !ok || m.grp < 1 {
+		return nil, fmt.Errorf("attention kernel %s: the query heads %v are not a constant multiple of the kv heads", name, qs[1])
 	}
-	dh, ok := qs[3].value()
-	if !ok || dh < 1 || dh > flashMaxDh {
-		return nil, fmt.Errorf("attention kernel %s: head dim %v: want a constant from 1 to %d", name, qs[3], flashMaxDh)
-	}
-	m.dh, m.dp = dh, (dh+15)/16*16
-	own := m.srcs[len(m.srcs)-1]
-	grp, ok := qs[1].div(shapeOf(own.k)[1])
-	g, okg := grp.value()
-	if !ok || !okg || g < 1 {
-		return nil, fmt.Errorf("attention kernel %s: the query heads %v must be a constant multiple of the kv heads %v", name, qs[1], shapeOf(own.k)[1])
-	}
-	m.grp = g
-	dt := m.q.Type.DType
-	if dt != ir.BF16 && dt != ir.F16 {
-		return nil, fmt.Errorf("attention kernel %s: queries of dtype %s: the tensor-core kernels take bf16 or f16", name, dt)
-	}
-	m.bf = dt == ir.BF16
+	m.bf = m.q.Type.DType == ir.BF16
 	if err := checkDType(m.out); err != nil {
 		return nil, fmt.Errorf("attention kernel %s: %w", name, err)
 	}
@@ -99,13 +78,6 @@ func (k *kgen) flashModel() (*flashModel, error) {
 	}
 	for _, s := range m.srcs {
 		for _, v := range []*ir.Value{s.k, s.v} {
-			vs := shapeOf(v)
-			if v.Type.DType != dt {
-				return nil, fmt.Errorf("attention kernel %s: %s has dtype %s, the queries %s", name, v.Ref(), v.Type.DType, dt)
-			}
-			if len(vs) != 4 || !vs[3].equal(qs[3]) || !vs[1].equal(shapeOf(own.k)[1]) || !(vs[0].equal(qs[0]) || vs[0].isConst(1)) {
-				return nil, fmt.Errorf("attention kernel %s: keys or values %s of shape %v for queries %v", name, v.Ref(), vs, qs)
-			}
 			if k.inKernel[v] {
 				return nil, fmt.Errorf("attention kernel %s: %s is computed in the kernel", name, v.Ref())
 			}
@@ -115,9 +87,6 @@ func (k *kgen) flashModel() (*flashModel, error) {
 			}
 			if !w.contig(3) {
 				return nil, fmt.Errorf("attention kernel %s: the head dim of %s is not contiguous in memory", name, v.Ref())
-			}
-			if r := v.Ragged; r != nil && (r.Axis != 2 || r.Batch > 0) {
-				return nil, fmt.Errorf("attention kernel %s: %s is ragged along axis %d (batch axis %d): only the token axis of a sequence may be", name, v.Ref(), r.Axis, r.Batch)
 			}
 		}
 	}
@@ -195,7 +164,7 @@ func (m *flashModel) srcLen(s flashSrc, b ix) (ix, error) {
 // the decode kernel attends the prefix keys with the sequence's own.
 func (m *flashModel) hasPrefixPass(l *plan.Launch) bool {
 	shared := len(m.srcs) == 2 && shapeOf(m.srcs[0].k)[0].isConst(1) && shapeOf(m.srcs[0].v)[0].isConst(1)
-	return shared && (l == nil || l.Variant != "decode" || l.PrefixSplits > 0)
+	return shared && (l == nil || l.Variant != plan.VariantDecode || l.PrefixSplits > 0)
 }
 
 // emitContext writes the kernel's context type: its parameters as fields
@@ -459,23 +428,23 @@ func (m *flashModel) emitModifiers(w *writer) {
 // entry (merging its splits in the same launch), preceded by the prefix
 // pass for a cascade whose prefix the batch shares, and the prefill entry.
 // The plan's launch variant names the kernel's entry of that body (its
-// name): with "prefill" the prefill body, and the decode entries get a
-// "_decode" suffix; otherwise the decode body (the prefix pass's entry
-// "_prefix"), and "_prefill".
+// name): with plan.VariantPrefill the prefill body, and the decode entries
+// get a "_decode" suffix; otherwise the decode body (the prefix pass's
+// entry "_prefix"), and "_prefill".
 func (k *kgen) flashAttentionKernel() (*generated, error) {
 	m, err := k.flashModel()
 	if err != nil {
 		return nil, err
 	}
 	l := k.pk.Launch
-	// The decode ring's stages: from the launch's dynamic shared memory
-	// when it is a decode launch, else the ring the launch plan would give.
+	// The decode ring's stages: the launch's when it is a decode launch,
+	// else the ring the launch plan would give.
 	stages, _ := plan.DecodeRing(m.dh, k.nt)
 	chunk, nps := int64(0), int64(1)
-	if l != nil && l.Variant == "decode" {
-		if stages = plan.DecodeStages(m.dh, k.nt, l.SharedBytes); stages == 0 {
+	if l != nil && l.Variant == plan.VariantDecode {
+		if stages = l.Stages; stages == 0 || plan.DecodeStages(m.dh, k.nt, l.SharedBytes) != stages {
 			want, bytes := plan.DecodeRing(m.dh, k.nt)
-			return nil, fmt.Errorf("attention kernel %s: the decode launch gives %d bytes of dynamic shared memory, not a ring of whole stages (want %d: %d stages)", k.pk.Name, l.SharedBytes, bytes, want)
+			return nil, fmt.Errorf("attention kernel %s: the decode launch gives %d stages in %d bytes of dynamic shared memory, not a ring of whole stages (want %d: %d stages)", k.pk.Name, l.Stages, l.SharedBytes, bytes, want)
 		}
 		if l.SplitKeys%plan.DecodeTileKeys != 0 || l.SplitKeys > math.MaxInt32 {
 			return nil, fmt.Errorf("attention kernel %s: split size %d is not a multiple of %d keys", k.pk.Name, l.SplitKeys, plan.DecodeTileKeys)
@@ -522,32 +491,13 @@ func (k *kgen) flashAttentionKernel() (*generated, error) {
 	gen := &generated{
 		helpers:  helpers.String(),
 		entries:  append(decEntries(""), entry{"_prefill", pre}),
-		variants: map[string][]string{"decode": suffixes(decEntries("")), "prefill": {"_prefill"}},
-		variant:  "decode",
+		variants: map[plan.Variant][]string{plan.VariantDecode: suffixes(decEntries("")), plan.VariantPrefill: {"_prefill"}},
+		variant:  plan.VariantDecode,
 	}
-	if l == nil {
-		return gen, nil
-	}
-	if l.Variant == "prefill" {
+	if l != nil && l.Variant == plan.VariantPrefill {
 		gen.entries = append([]entry{{"", pre}}, decEntries("_decode")...)
-		gen.variants = map[string][]string{"prefill": {""}, "decode": suffixes(decEntries("_decode"))}
-		gen.variant = "prefill"
-		return gen, nil
-	}
-	// The workspace at the plan's launch: a counter per (sequence, kv
-	// head, 16-row tile), rounded up to 4, then a partial per slot ×
-	// sequence × kv head × row of the head group (Tile[0]): Dh + 2 floats.
-	// The slots are the splits' and the prefix pass's.
-	slots := l.Grid[0]
-	if m.prefixPass {
-		slots += l.PrefixSplits
-	}
-	if slots > 1 {
-		units := l.Grid[2] * l.Grid[1]
-		rows := units * l.Tile[0]
-		if rows > 0 && slots <= math.MaxInt64/4/rows/(m.dh+2) {
-			k.wsFloats = (units*((l.Tile[0]+15)/16)+3)/4*4 + slots*rows*(m.dh+2)
-		}
+		gen.variants = map[plan.Variant][]string{plan.VariantPrefill: {""}, plan.VariantDecode: suffixes(decEntries("_decode"))}
+		gen.variant = plan.VariantPrefill
 	}
 	return gen, nil
 }

@@ -47,7 +47,7 @@ func TestFlashNVRTC(t *testing.T) {
 							case strings.HasSuffix(e, mergeSuffix):
 								role[e] = "merge"
 							default:
-								role[e] = v
+								role[e] = v.String()
 							}
 						}
 					}

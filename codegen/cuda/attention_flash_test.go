@@ -26,15 +26,15 @@ func checkFlashModule(t *testing.T, name string, p *plan.Plan, m *Module) {
 		l := pk.Launch
 		want := []string{pk.Name}
 		switch {
-		case l.Variant == "decode" && l.PrefixSplits > 0:
+		case l.Variant == plan.VariantDecode && l.PrefixSplits > 0:
 			want = []string{pk.Name + prefixSuffix, pk.Name}
-		case l.Variant == "decode" && l.Launches == 2:
+		case l.Variant == plan.VariantDecode && l.Launches == 2:
 			want = append(want, pk.Name+mergeSuffix)
 		}
 		if strings.Join(k.Entries, ",") != strings.Join(want, ",") {
 			t.Errorf("%s: kernel %s (%s) has entries %v, want %v", name, pk.Name, l, k.Entries, want)
 		}
-		if len(k.Variants["decode"]) == 0 || len(k.Variants["prefill"]) != 1 {
+		if len(k.Variants[plan.VariantDecode]) == 0 || len(k.Variants[plan.VariantPrefill]) != 1 {
 			t.Errorf("%s: kernel %s has variants %v", name, pk.Name, k.Variants)
 		}
 		for _, es := range k.Variants {
@@ -96,7 +96,7 @@ func TestFlashWorkspace(t *testing.T) {
 		}
 		l := c.plan.Kernels[0].Launch
 		want := int64(1)
-		if slots := l.Splits + l.PrefixSplits; l.Variant == "decode" && slots > 1 {
+		if slots := l.Splits + l.PrefixSplits; l.Variant == plan.VariantDecode && slots > 1 {
 			want = (c.dims["B"]*8*((4*c.dims["S"]+15)/16)+3)/4*4 + slots*c.dims["B"]*32*c.dims["S"]*130
 		}
 		if !strings.Contains(m.Source, "fz_workspace["+flashItoa(want)+"];") {

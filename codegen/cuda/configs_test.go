@@ -74,7 +74,6 @@ func bindDims(g *ir.Graph, dims map[string]int64) (map[string]int64, error) {
 
 // testConfigs plans every spec, fused and unfused, at every testDims.
 func testConfigs(t testing.TB) []testConfig {
-	simtAttention = *simtFlag
 	var out []testConfig
 	for _, name := range specs.Names() {
 		fn, src, ok := specs.Source(name)
@@ -114,7 +113,7 @@ func testConfigs(t testing.TB) []testConfig {
 				if pl == "unfused" {
 					pipeline = passes.Unfused
 				}
-				st, err := passes.Run(g, pipeline, passes.Options{Dims: full})
+				st, err := passes.Run(g, pipeline, passes.Options{Dims: full, SIMTAttention: *simtFlag})
 				if err != nil {
 					t.Fatalf("%s %s: %v", name, pl, err)
 				}

@@ -14,14 +14,14 @@ import (
 // mmaBN with a K step of mmaBK.
 const (
 	gemvTN    = 32
-	gemvRowTN = 256
+	gemvRowTN = plan.GemvCols
 	gemvMR    = 8
 	gemvKC    = 512
 	// gemvRowsInFlight is the rows of a row-major right operand a warp
 	// loads before it uses them.
 	gemvRowsInFlight = 8
-	mmaBM            = 128
-	mmaBN            = 64
+	mmaBM            = plan.GemmTileM
+	mmaBN            = plan.GemmTileN
 	mmaBK            = 32
 )
 
@@ -65,6 +65,9 @@ type gemmModel struct {
 	epi     *epilogue
 	kRagged *ir.Value // an operand whose contracted axis is ragged
 	nRagged bool      // the result's N axis is ragged
+	// counters and partials size a split-K launch's tile arrival counters
+	// and its f32 partial sums (zero without split-K).
+	counters, partials int64
 }
 
 func (k *kgen) gemmModel() (*gemmModel, error) {
@@ -249,16 +252,13 @@ func (k *kgen) gemmKernel() (*generated, error) {
 		return nil, err
 	}
 	l := k.pk.Launch
-	split := l != nil && l.Variant == "gemv" && l.Splits > 1
+	split := l != nil && l.Variant == plan.VariantGemv && l.Splits > 1
 	if split {
 		items, ok := g.maxItems(l)
 		if !ok {
 			return nil, fmt.Errorf("gemm kernel %s: split-K needs a constant column count", k.pk.Name)
 		}
-		k.gemvCounters = items
-		// The GEMV launch is (column tiles, batch, splits) with Tile[0] = M.
-		n, _ := g.n.value()
-		k.gemvFloats = l.Splits * l.Grid[1] * l.Tile[0] * n
+		g.counters, g.partials = items, l.WorkspaceFloats
 	}
 	var helpers writer
 	if err := g.emitHelpers(&helpers); err != nil {
@@ -271,11 +271,11 @@ func (k *kgen) gemmKernel() (*generated, error) {
 	gen := &generated{
 		helpers:  helpers.String(),
 		entries:  []entry{{"", main}},
-		variants: map[string][]string{"gemv": {""}, "gemm": {""}},
-		variant:  "gemv",
+		variants: map[plan.Variant][]string{plan.VariantGemv: {""}, plan.VariantGemm: {""}},
+		variant:  plan.VariantGemv,
 	}
-	if l != nil && l.Variant == "gemm" {
-		gen.variant = "gemm"
+	if l != nil && l.Variant == plan.VariantGemm {
+		gen.variant = plan.VariantGemm
 	}
 	return gen, nil
 }

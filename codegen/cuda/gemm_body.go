@@ -1,5 +1,7 @@
 package cuda
 
+import "github.com/fuser-dev/fuser/plan"
+
 // The shared memory of the GEMV path: the staged A rows, one row of the
 // per-warp partial sums (up to 12 warps), the tile's sums, its columns and
 // vector flags.
@@ -8,10 +10,6 @@ const (
 	gemvRedFloats = 12 * gemvRowTN
 	gemvResFloats = gemvMR * gemvRowTN
 )
-
-// gemvMaxRows is the most rows per unit the GEMV path takes; more go to
-// the tensor cores when the operands allow.
-const gemvMaxRows = 16
 
 // chunk is the rows of one GEMV pass: 8, or 4 for blocks of more than 256
 // threads, whose register budget is smaller.
@@ -122,7 +120,8 @@ func (g *gemmModel) emitTileEpilogue(w *writer) error {
 }
 
 // mainBody is the kernel's entry: the matmul and its epilogue. With
-// split-K, each split writes its partial sums to fz_gemv_ws and counts its
+// split-K, each split writes its partial sums to the body's own partials
+// (not the attention workspace, whose counters they would overwrite) and counts its
 // arrival at the tile; the last to arrive sums the partials in split order
 // (the same bits whichever split is last) and runs the epilogue.
 func (g *gemmModel) mainBody(split bool) (string, error) {
@@ -140,7 +139,7 @@ func (g *gemmModel) mainBody(split bool) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		w.open("if (%s > %d && %s) {", g.rows(), gemvMaxRows, cond)
+		w.open("if (%s > %d && %s) {", g.rows(), plan.GemvMaxRows, cond)
 		w.line("__shared__ const u16* sArow[%d];", mmaBM)
 		w.line("__shared__ const u16* sBrow[%d];", mmaBN)
 		w.line("if (sp == 0) @BODY@_mma(%s, bid, nblk, (u16*)smem, sArow, sBrow, scol);", k.bodyArgs())
@@ -166,21 +165,21 @@ func (g *gemmModel) mainBody(split bool) (string, error) {
 		w.line("const i64 wrow = (ub * MR_) + r0;")
 		w.open("for (int e = threadIdx.x; e < mr * %d; e += blockDim.x) {", tn)
 		w.line("const int m = e / %d, s = e %% %d;", tn, tn)
-		w.line("if (scol[s] >= 0) fz_gemv_ws[(i64)sp * %s + (wrow + m) * %s + scol[s]] = res[e];", per, ixp(g.n))
+		w.line("if (scol[s] >= 0) @BODY@_ws[(i64)sp * %s + (wrow + m) * %s + scol[s]] = res[e];", per, ixp(g.n))
 		w.close()
 		w.line("__threadfence();")
 		w.line("__syncthreads();")
-		w.line("if (threadIdx.x == 0) slast = atomicAdd(&fz_gemv_count[item], 1u) == (unsigned int)(nsplit - 1);")
+		w.line("if (threadIdx.x == 0) slast = atomicAdd(&@BODY@_count[item], 1u) == (unsigned int)(nsplit - 1);")
 		w.line("__syncthreads();")
 		w.line("if (!slast) continue;")
 		w.line("__threadfence();")
 		w.open("for (int e = threadIdx.x; e < mr * %d; e += blockDim.x) {", tn)
 		w.line("const int m = e / %d, s = e %% %d;", tn, tn)
 		w.line("float sum = 0.f;")
-		w.line("if (scol[s] >= 0) for (int q = 0; q < nsplit; q++) sum += __ldcg(&fz_gemv_ws[(i64)q * %s + (wrow + m) * %s + scol[s]]);", per, ixp(g.n))
+		w.line("if (scol[s] >= 0) for (int q = 0; q < nsplit; q++) sum += __ldcg(&@BODY@_ws[(i64)q * %s + (wrow + m) * %s + scol[s]]);", per, ixp(g.n))
 		w.line("res[e] = sum;")
 		w.close()
-		w.line("if (threadIdx.x == 0) fz_gemv_count[item] = 0u;")
+		w.line("if (threadIdx.x == 0) @BODY@_count[item] = 0u;")
 		w.line("__syncthreads();")
 	}
 	if err := g.emitTileEpilogue(&w); err != nil {

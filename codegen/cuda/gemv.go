@@ -42,6 +42,11 @@ func (k *kgen) bodyArgs() string {
 func (g *gemmModel) emitHelpers(w *writer) error {
 	k := g.k
 	n := ixp(g.n)
+	if g.counters > 0 {
+		w.line("// Split-K partials and tile arrival counters (zero at load, reset by the tile's last split).")
+		w.line("static __device__ float @BODY@_ws[%d];", g.partials)
+		w.line("static __device__ unsigned int @BODY@_count[%d];", g.counters)
+	}
 	for _, tn := range []int{g.gemvTN(), mmaBN} {
 		w.open("FZ_DEV i64 @BODY@_ntiles%d(%s) {", tn, k.dimSig())
 		total := ixc(0)

@@ -33,9 +33,8 @@ type Kernel struct {
 	// prefix pass (Name + "_prefix") then Name.
 	Entries []string
 	// Variants lists the entries of every variant the kernel was generated
-	// for ("row", "gemm", "decode", "prefill", ...), so a launcher may switch
-	// variant when the dims change.
-	Variants map[string][]string
+	// for, so a launcher may switch variant when the dims change.
+	Variants map[plan.Variant][]string
 	// Params are the parameters of every entry, in order: the codegen ABI
 	// (input pointers, output pointers, int64 dims). The page-table inputs a
 	// paged or ragged cache needs are added to the inputs when the plan did
@@ -60,14 +59,15 @@ type generated struct {
 	helpers string
 	entries []entry
 	// variants maps a variant to the entry suffixes launched for it.
-	variants map[string][]string
-	variant  string
+	variants map[plan.Variant][]string
+	variant  plan.Variant
 }
 
 // Generate emits one self-contained CUDA translation unit for the plan.
 // Sizes come from the graph's dims at run time (the int64 dim parameters);
 // constants of the graph are baked in. Identical kernel bodies are emitted
-// once.
+// once. The workspace of split-K and split-KV partials is the largest any
+// kernel's launch asks for (plan.Launch.WorkspaceFloats).
 func Generate(p *plan.Plan) (*Module, error) {
 	var src strings.Builder
 	src.WriteString(prelude)
@@ -76,7 +76,7 @@ func Generate(p *plan.Plan) (*Module, error) {
 	m := &Module{}
 	emitted := map[string]bool{}
 	tables := map[string]bool{}
-	var wsFloats, gemvFloats, gemvCounters int64
+	ws := fmt.Sprintf("\n// Scratch of split-K and split-KV partials, sized for the plan's launch.\nstatic __device__ float fz_workspace[%d];\n", max(workspaceFloats(p), 1))
 	var entries strings.Builder
 	for _, pk := range p.Kernels {
 		k, gen, err := generateKernel(p.Graph, pk)
@@ -97,6 +97,9 @@ func Generate(p *plan.Plan) (*Module, error) {
 			}
 		}
 		if !emitted[hash] {
+			if len(emitted) == 0 {
+				src.WriteString(ws)
+			}
 			emitted[hash] = true
 			fmt.Fprintf(&src, "\n// body of %s\n", pk.Name)
 			src.WriteString(strings.ReplaceAll(bodies.String(), "@BODY@", "fzb_"+hash))
@@ -105,10 +108,7 @@ func Generate(p *plan.Plan) (*Module, error) {
 			fmt.Fprintf(&entries, "extern \"C\" __global__ void __launch_bounds__(%d, 1) %s%s(%s) { fzb_%s%s(%s); }\n",
 				k.nt, pk.Name, e.suffix, k.signature(true), hash, e.suffix, k.args())
 		}
-		kern := Kernel{Name: pk.Name, Params: k.apiParams(), Block: k.nt, Hash: hash, Variants: map[string][]string{}}
-		wsFloats = max(wsFloats, k.wsFloats)
-		gemvFloats = max(gemvFloats, k.gemvFloats)
-		gemvCounters = max(gemvCounters, k.gemvCounters)
+		kern := Kernel{Name: pk.Name, Params: k.apiParams(), Block: k.nt, Hash: hash, Variants: map[plan.Variant][]string{}}
 		for v, sufs := range gen.variants {
 			for _, s := range sufs {
 				kern.Variants[v] = append(kern.Variants[v], pk.Name+s)
@@ -118,32 +118,27 @@ func Generate(p *plan.Plan) (*Module, error) {
 		m.Kernels = append(m.Kernels, kern)
 	}
 	src.WriteString("\n// entries\n")
-	ws := fmt.Sprintf("// Scratch of split-K and split-KV partials, sized for the plan's launch.\nstatic __device__ float fz_workspace[%d];\n", max(wsFloats, 1))
-	if gemvCounters > 0 {
-		ws += fmt.Sprintf("// Split-K GEMV partials and tile arrival counters (zero at load, reset by the\n// tile's last split), apart from the attention workspace whose counters they\n// would overwrite.\nstatic __device__ float fz_gemv_ws[%d];\nstatic __device__ unsigned int fz_gemv_count[%d];\n", gemvFloats, gemvCounters)
+	if len(emitted) == 0 {
+		src.WriteString(ws)
 	}
-	s := src.String()
-	i := strings.Index(s, "\n// body of ")
-	if i < 0 {
-		i = len(s)
-	}
-	src.Reset()
-	src.WriteString(s[:i] + "\n" + ws + s[i:])
 	src.WriteString(entries.String())
 	m.Source = src.String()
 	return m, nil
 }
 
-// simtAttention forces the CUDA-core attention kernels (tests compare both
-// implementations).
-var simtAttention bool
+// workspaceFloats is the largest workspace of the plan's launches.
+func workspaceFloats(p *plan.Plan) int64 {
+	var n int64
+	for _, k := range p.Kernels {
+		if k.Launch != nil {
+			n = max(n, k.Launch.WorkspaceFloats)
+		}
+	}
+	return n
+}
 
 // generateKernel dispatches on the kernel's strategy.
 func generateKernel(g *ir.Graph, pk *plan.Kernel) (*kgen, *generated, error) {
-	variant := ""
-	if pk.Launch != nil {
-		variant = pk.Launch.Variant
-	}
 	nt := 256
 	if pk.Launch != nil && pk.Launch.Block > 0 {
 		nt = pk.Launch.Block
@@ -154,8 +149,9 @@ func generateKernel(g *ir.Graph, pk *plan.Kernel) (*kgen, *generated, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	one := func(v, body string) *generated {
-		return &generated{entries: []entry{{"", body}}, variants: map[string][]string{v: {""}}, variant: v}
+	one := func(body string) (*generated, error) {
+		v, err := plan.StrategyVariant(pk.Strategy)
+		return &generated{entries: []entry{{"", body}}, variants: map[plan.Variant][]string{v: {""}}, variant: v}, err
 	}
 	var gen *generated
 	switch pk.Strategy {
@@ -164,43 +160,50 @@ func generateKernel(g *ir.Graph, pk *plan.Kernel) (*kgen, *generated, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		gen = one(pk.Strategy.String(), body)
+		if gen, err = one(body); err != nil {
+			return nil, nil, err
+		}
 	case plan.Reduce:
 		body, err := k.reduceKernel()
 		if err != nil {
 			return nil, nil, err
 		}
-		gen = one("reduce", body)
+		if gen, err = one(body); err != nil {
+			return nil, nil, err
+		}
 	case plan.Gemm:
 		if gen, err = k.gemmKernel(); err != nil {
 			return nil, nil, err
 		}
 	case plan.Attention:
-		// Tensor-core kernels for 16-bit operands with contiguous head dims;
-		// the CUDA-core kernels take every other case.
-		if simtAttention {
-			err = fmt.Errorf("CUDA-core attention forced")
+		// The launch pass chose the tensor-core or the CUDA-core kernels
+		// (codegen.FlashAttention); without a launch, the same rule.
+		simt := pk.Launch != nil && pk.Launch.Variant.SIMT()
+		if pk.Launch == nil && len(pk.Nodes) == 1 {
+			simt = codegen.FlashAttention(pk.Nodes[0]) != nil
+		}
+		if simt {
+			gen, err = k.attentionKernel()
 		} else {
 			gen, err = k.flashAttentionKernel()
 		}
 		if err != nil {
-			if gen, err = k.attentionKernel(); err != nil {
-				return nil, nil, err
-			}
+			return nil, nil, err
 		}
 	case plan.Append:
 		body, err := k.appendKernel()
 		if err != nil {
 			return nil, nil, err
 		}
-		gen = one("append", body)
+		if gen, err = one(body); err != nil {
+			return nil, nil, err
+		}
 	default:
 		return nil, nil, fmt.Errorf("kernel %s: strategy %s is not supported yet", pk.Name, pk.Strategy)
 	}
-	if variant == "" || gen.variants[variant] == nil {
-		variant = gen.variant
+	if l := pk.Launch; l != nil && gen.variants[l.Variant] != nil {
+		gen.variant = l.Variant
 	}
-	gen.variant = variant
 	return k, gen, nil
 }
 

@@ -23,13 +23,8 @@ type kgen struct {
 	inKernel map[*ir.Value]bool
 	views    map[*ir.Value]*view
 	// nt is the block size the entries are written for.
-	nt int
-	// wsFloats is the scratch the kernel needs at the plan's launch.
-	wsFloats int64
-	// gemvFloats and gemvCounters are a split-K GEMV's partials and its
-	// tiles' arrival counters at the plan's launch.
-	gemvFloats, gemvCounters int64
-	tmp                      int
+	nt  int
+	tmp int
 	// tables are module-level constant tables the body uses, by name.
 	tables map[string]string
 }

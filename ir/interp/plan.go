@@ -38,8 +38,8 @@ type PlanOptions struct {
 //     it accumulates (sum, max, mean, an online softmax, top-k), then the
 //     element-wise tail; only the kernel's outputs are stored whole.
 //   - attention: FlashAttention (see FlashAttention): FlashAttention-2
-//     tiling for Launch.Variant "prefill", split-KV Flash-Decoding with a
-//     log-sum-exp merge for "decode", the cascade's shared prefix as one
+//     tiling for a prefill Launch.Variant, split-KV Flash-Decoding with a
+//     log-sum-exp merge for a decode one, the cascade's shared prefix as one
 //     more partial.
 //   - gemm, copy, reduce, append: the kernel's ops one by one with the
 //     interpreter's semantics.

@@ -95,7 +95,7 @@ func (kr *kernelRun) flashConfig(at *ir.Attention, window int) FlashConfig {
 		if l.Tile[1] > 0 {
 			cfg.Bc = int(l.Tile[1])
 		}
-		cfg.Decode = l.Variant == "decode"
+		cfg.Decode = l.Variant.Decode()
 		cfg.Splits = max(int(l.Splits), 1)
 	}
 	o := kr.pr.opt

@@ -24,6 +24,7 @@ import (
 
 	"github.com/fuser-dev/fuser/codegen/nvrtc"
 	"github.com/fuser-dev/fuser/gpu"
+	"github.com/fuser-dev/fuser/plan"
 	"github.com/fuser-dev/fuser/specs"
 )
 
@@ -97,7 +98,9 @@ func run(out string, seed int64, bench string, splitKeys []int64, jobs int) erro
 			return err
 		}
 		for i, sk := range splitKeys {
-			f, u, err := gpu.BenchPlans(g, t.Dims, sk)
+			// The bundle's images are for the H200, whose values the bench
+			// reads from the device.
+			f, u, err := gpu.BenchPlans(g, t.Dims, sk, plan.H200)
 			if err != nil {
 				return fmt.Errorf("bench %s: %w", t.Spec, err)
 			}

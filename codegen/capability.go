@@ -1,0 +1,70 @@
+package codegen
+
+import (
+	"fmt"
+
+	"github.com/fuser-dev/fuser/ir"
+)
+
+// FlashMaxDh is the largest head dim the tensor-core attention kernels
+// take (the output accumulators of a 16-row tile live in registers).
+const FlashMaxDh = 256
+
+// FlashAttention reports whether the tensor-core attention kernels
+// (codegen/cuda's fz_att_decode, fz_att_prefill and the prefix pass) can
+// compute attention node n, and why not: 16-bit queries, keys and values
+// of one dtype, a constant head dim up to FlashMaxDh, query heads a
+// constant multiple of the kv heads, keys and values ragged along their
+// token axis only. The launch pass asks it before choosing a variant, so
+// that a kernel codegen cannot write is never planned and the CUDA-core
+// fallback is a recorded decision; codegen/cuda refuses by the same rule.
+func FlashAttention(n *ir.Node) error {
+	if n.Op != ir.OpAttention || n.Attr.Attn == nil {
+		return fmt.Errorf("%s is not an attention node", n.Op)
+	}
+	want := 3
+	if n.Attr.Attn.Cascade {
+		want = 5
+	}
+	if len(n.Args) != want {
+		return fmt.Errorf("%d arguments, want %d", len(n.Args), want)
+	}
+	q := n.Args[0]
+	qs := q.Type.Shape
+	if len(qs) != 4 {
+		return fmt.Errorf("queries of shape %v: want [B, H, S, Dh]", qs)
+	}
+	if dh, ok := qs[3].Value(); !ok || dh < 1 || dh > FlashMaxDh {
+		return fmt.Errorf("head dim %v: want a constant from 1 to %d", qs[3], FlashMaxDh)
+	}
+	own := n.Args[len(n.Args)-2].Type.Shape
+	if len(own) != 4 {
+		return fmt.Errorf("keys of shape %v: want [B, G, T, Dh]", own)
+	}
+	grp, ok := qs[1].DivExact(own[1])
+	if g, okg := grp.Value(); !ok || !okg || g < 1 {
+		return fmt.Errorf("the query heads %v must be a constant multiple of the kv heads %v", qs[1], own[1])
+	}
+	dt := q.Type.DType
+	if dt != ir.BF16 && dt != ir.F16 {
+		return fmt.Errorf("queries of dtype %s: the tensor-core kernels take bf16 or f16", dt)
+	}
+	for _, v := range n.Args[1:] {
+		vs := v.Type.Shape
+		if v.Type.DType != dt {
+			return fmt.Errorf("%s has dtype %s, the queries %s", v.Ref(), v.Type.DType, dt)
+		}
+		if len(vs) != 4 || !vs[3].Equal(qs[3]) || !vs[1].Equal(own[1]) || !(vs[0].Equal(qs[0]) || isOne(vs[0])) {
+			return fmt.Errorf("keys or values %s of shape %v for queries %v", v.Ref(), vs, qs)
+		}
+		if r := v.Ragged; r != nil && (r.Axis != 2 || r.Batch > 0) {
+			return fmt.Errorf("%s is ragged along axis %d (batch axis %d): only the token axis of a sequence may be", v.Ref(), r.Axis, r.Batch)
+		}
+	}
+	return nil
+}
+
+func isOne(d ir.Dim) bool {
+	v, ok := d.Value()
+	return ok && v == 1
+}

@@ -1,0 +1,99 @@
+package passes_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/fuser-dev/fuser/ir"
+	"github.com/fuser-dev/fuser/passes"
+	"github.com/fuser-dev/fuser/plan"
+	"github.com/fuser-dev/fuser/specs"
+)
+
+// attentionLaunch plans g fused with opt and returns its attention
+// kernel's launch and the fusion log.
+func attentionLaunch(t *testing.T, g *ir.Graph, opt passes.Options) (*plan.Launch, []passes.Decision) {
+	t.Helper()
+	st, err := passes.Run(g, passes.Fused, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range st.Plan.Kernels {
+		if k.Strategy == plan.Attention {
+			return k.Launch, st.Log
+		}
+	}
+	t.Fatal("no attention kernel")
+	return nil, nil
+}
+
+// TestTargetSizesDecode checks that the launch pass sizes decode attention
+// for the target: Llama-3-8B at B=1 T=4096 on the A100's 108 SMs takes
+// 108/8 = 13 splits, one block an SM, whose ring holds 4 stages of 4 warps
+// (34816 bytes each) and the query tile (4352) in the 163 KiB a block may
+// take less the kernel's 8 KiB of static shared memory; the H200 16 splits
+// of 6 stages.
+func TestTargetSizesDecode(t *testing.T) {
+	g := load(t, specs.Default)
+	dims := map[string]int64{"B": 1, "S": 1, "T": 4096}
+	for _, tt := range []struct {
+		target         plan.Target
+		splits, stages int64
+		smem           int64
+	}{
+		{plan.A100, 13, 4, 4*34816 + 4352},
+		{plan.H200, 16, 6, 213248},
+	} {
+		l, _ := attentionLaunch(t, g, passes.Options{Dims: dims, Target: tt.target})
+		if l.Variant != plan.VariantDecode || l.Splits != tt.splits || l.Stages != tt.stages || l.SharedBytes != tt.smem {
+			t.Errorf("%s: %s, %d stages in %d bytes; want %d splits, %d stages in %d bytes", tt.target.Name, l, l.Stages, l.SharedBytes, tt.splits, tt.stages, tt.smem)
+		}
+	}
+}
+
+// TestCUDACoreFallbackExplained checks that attention the tensor-core
+// kernels cannot take (f32) is planned on CUDA cores, with the variant
+// saying so, a partial per split in the workspace, and the reason in the
+// fusion log; and that the option forcing the CUDA-core kernels does the
+// same for bf16.
+func TestCUDACoreFallbackExplained(t *testing.T) {
+	const src = `layer att
+dim B, S, T
+const H = 8, G = 2, Dh = 64
+input  q : DT[B, H, S, Dh]
+input  k : DT[B, G, T, Dh]
+input  v : DT[B, G, T, Dh]
+output o : DT[B, H, S, Dh]
+o = softmax(q @ transpose(k) / sqrt(Dh), axis=-1) @ v
+`
+	dims := map[string]int64{"B": 1, "S": 1, "T": 4096}
+	for _, tt := range []struct {
+		dtype  string
+		simt   bool
+		reason string
+	}{
+		{"f32", false, "queries of dtype f32: the tensor-core kernels take bf16 or f16"},
+		{"bf16", true, ""},
+	} {
+		g, err := ir.Parse("att.fu", strings.ReplaceAll(src, "DT", tt.dtype))
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, log := attentionLaunch(t, g, passes.Options{Dims: dims, SIMTAttention: tt.simt})
+		if l.Variant != plan.VariantDecodeSIMT || l.SharedBytes != 0 || l.Stages != 0 {
+			t.Errorf("%s: %s with %d bytes of dynamic shared memory: want the CUDA-core decode kernel", tt.dtype, l, l.SharedBytes)
+		}
+		if want := l.Grid[0] * 1 * 2 * 4 * (64 + 2); l.WorkspaceFloats != want {
+			t.Errorf("%s: workspace of %d floats, want %d (splits × kv heads × 4 rows × Dh + 2)", tt.dtype, l.WorkspaceFloats, want)
+		}
+		explained := false
+		for _, d := range log {
+			if d.Pass == "launch" && !d.Fired && strings.Contains(d.Reason, tt.reason) && strings.Contains(d.Reason, "CUDA-core") {
+				explained = true
+			}
+		}
+		if tt.reason != "" && !explained {
+			t.Errorf("%s: the CUDA-core fallback is not in the log %v", tt.dtype, log)
+		}
+	}
+}
