@@ -2,7 +2,6 @@ package gpu
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/fuser-dev/fuser/ir"
@@ -36,16 +35,11 @@ func ParseBenchTargets(s string) ([]BenchTarget, error) {
 	return out, nil
 }
 
-// ParseDims reads B=1,S=1,T=4096.
+// ParseDims reads B=1,S=1,T=4096 (see ir.ParseDims).
 func ParseDims(s string) (map[string]int64, error) {
-	dims := map[string]int64{}
-	for _, part := range strings.Split(s, ",") {
-		name, val, ok := strings.Cut(strings.TrimSpace(part), "=")
-		n, err := strconv.ParseInt(val, 10, 64)
-		if !ok || err != nil || n < 0 {
-			return nil, fmt.Errorf("dims: %q is not NAME=COUNT", part)
-		}
-		dims[name] = n
+	dims, err := ir.ParseDims(s)
+	if err != nil {
+		return nil, fmt.Errorf("dims: %w", err)
 	}
 	return dims, nil
 }

@@ -68,12 +68,6 @@ type frame struct {
 	params map[string]operand
 }
 
-// number is a compile-time constant.
-type number struct {
-	v     float64
-	isInt bool
-}
-
 // operand is the result of an expression: a tensor or a number.
 type operand struct {
 	val *Value
@@ -233,11 +227,22 @@ func (b *builder) typeOf(t *parser.Type) (Type, bool) {
 	}
 	shape := make(Shape, len(t.Shape))
 	for i, e := range t.Shape {
-		d, dok := b.dimExpr(e)
+		d, dok := b.sizeExpr(e)
 		ok = ok && dok
 		shape[i] = d
 	}
-	return Type{DType: dt, Shape: shape}, ok
+	typ := Type{DType: dt, Shape: shape}
+	return typ, ok && b.checkBytes(t.Pos, typ)
+}
+
+// checkBytes reports at p a type whose byte count overflows int64 for
+// every binding of the dims.
+func (b *builder) checkBytes(p lexer.Position, t Type) bool {
+	if _, err := t.Bytes(); err != nil {
+		b.errorf(p, "its byte count must fit in int64: no device holds it", "%s takes more bytes than int64 counts", t)
+		return false
+	}
+	return true
 }
 
 // node appends a node to the graph.
@@ -255,6 +260,11 @@ func (b *builder) apply(op Op, p lexer.Position, attr Attr, args ...*Value) []*V
 	if err != nil {
 		b.errorf(p, err.Hint, "%s", err.Msg)
 		return nil
+	}
+	for _, r := range res {
+		if !b.checkBytes(p, r.Type) {
+			return nil
+		}
 	}
 	n.ID = len(b.g.Nodes) + 1
 	b.g.Nodes = append(b.g.Nodes, n)
@@ -325,6 +335,13 @@ func (b *builder) assign(n *parser.Name, v *Value) {
 			b.errorf(n.Pos, fmt.Sprintf("output %s is declared %s", n.Name, o.decl), "output %s gets a value of type %s", n.Name, v.Type)
 			return
 		}
+		if v.Def.Op.IsLeaf() || b.isOutput(v) {
+			// A value named already (y = x, or y = z of another output z)
+			// gets a copy of its own, which carries the output's name.
+			if v = b.apply1(OpCast, n.Pos, Attr{To: v.Type.DType}, v); v == nil {
+				return
+			}
+		}
 		o.val, o.pos = v, pos(n.Pos)
 		v.Name = n.Name
 		return
@@ -341,6 +358,16 @@ func (b *builder) assign(n *parser.Name, v *Value) {
 	bd := &binding{name: n.Name, kind: "value", pos: pos(n.Pos), val: v}
 	b.scope[n.Name] = bd
 	b.order = append(b.order, bd)
+}
+
+// isOutput reports whether v is already an output's value.
+func (b *builder) isOutput(v *Value) bool {
+	for _, o := range b.outputs {
+		if o.val == v {
+			return true
+		}
+	}
+	return false
 }
 
 func (b *builder) checkUnused() {

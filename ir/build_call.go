@@ -2,7 +2,6 @@ package ir
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/fuser-dev/fuser/parser"
@@ -180,11 +179,11 @@ func (b *builder) intArg(a *parser.Arg) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	if !n.isInt || math.Abs(n.v) > 1<<30 {
-		b.errorf(a.Pos, "", "expected an integer, got %g", n.v)
+	if !n.isInt || n.i > 1<<30 || n.i < -1<<30 {
+		b.errorf(a.Pos, "", "expected an integer, got %s", n)
 		return 0, false
 	}
-	return int(n.v), true
+	return int(n.i), true
 }
 
 // axisArg reads the axis keyword (default -1) and makes it non-negative.
@@ -220,15 +219,15 @@ func (b *builder) listArg(a *parser.Arg) ([]*parser.Expr, bool) {
 	return nil, false
 }
 
-// dimListArg evaluates a list of shape expressions.
-func (b *builder) dimListArg(a *parser.Arg) ([]Dim, bool) {
+// sizeListArg evaluates a list of sizes (see sizeExpr).
+func (b *builder) sizeListArg(a *parser.Arg) ([]Dim, bool) {
 	items, ok := b.listArg(a)
 	if !ok {
 		return nil, false
 	}
 	out := make([]Dim, len(items))
 	for i, it := range items {
-		d, dok := b.dimExpr(it)
+		d, dok := b.sizeExpr(it)
 		ok = ok && dok
 		out[i] = d
 	}
@@ -244,7 +243,13 @@ func buildUnary(name string, op Op) func(*builder, *call) ([]operand, bool) {
 			return nil, false
 		}
 		if x.num != nil {
-			return []operand{{num: &number{v: foldUnary[name](x.num.v)}}}, true
+			v := foldUnary[name](x.num.v)
+			n, err := checkFinite(v, hintFinite, "%s(%s) is %g", name, *x.num, v)
+			if err != nil {
+				b.errorf(c.Pos, err.Hint, "%s", err.Msg)
+				return nil, false
+			}
+			return []operand{{num: &n}}, true
 		}
 		return single(b.apply1(op, c.Pos, Attr{}, x.val))
 	}
@@ -269,11 +274,11 @@ func buildMaxMin(elem, reduce Op) func(*builder, *call) ([]operand, bool) {
 			return nil, false
 		}
 		if l.num != nil && r.num != nil {
-			v := math.Max(l.num.v, r.num.v)
-			if elem == OpMin {
-				v = math.Min(l.num.v, r.num.v)
+			n := *l.num
+			if (elem == OpMax) == (r.num.v > n.v) {
+				n = *r.num
 			}
-			return []operand{{num: &number{v: v, isInt: l.num.isInt && r.num.isInt}}}, true
+			return []operand{{num: &n}}, true
 		}
 		return single(b.apply1(elem, c.Pos, Attr{}, b.tensorOf(l, r, c.Pos), b.tensorOf(r, l, c.Pos)))
 	}
@@ -356,7 +361,7 @@ func buildSoftcap(b *builder, c *call) ([]operand, bool) {
 func buildRope(b *builder, c *call) ([]operand, bool) {
 	x, ok := b.tensorArg(c.pos[0])
 	p, pok := b.tensorArg(c.pos[1])
-	theta := number{v: 10000}
+	theta := intNumber(10000)
 	tok := true
 	if a, has := c.kw["theta"]; has {
 		theta, tok = b.numArg(a)
@@ -378,7 +383,7 @@ func buildGather(b *builder, c *call) ([]operand, bool) {
 
 func buildReshape(b *builder, c *call) ([]operand, bool) {
 	x, ok := b.tensorArg(c.pos[0])
-	shape, sok := b.dimListArg(c.pos[1])
+	shape, sok := b.sizeListArg(c.pos[1])
 	if !ok || !sok {
 		return nil, false
 	}
@@ -419,7 +424,7 @@ func buildTranspose(b *builder, c *call) ([]operand, bool) {
 
 func buildSplit(b *builder, c *call) ([]operand, bool) {
 	x, ok := b.tensorArg(c.pos[0])
-	sizes, sok := b.dimListArg(c.pos[1])
+	sizes, sok := b.sizeListArg(c.pos[1])
 	if !ok || !sok {
 		return nil, false
 	}

@@ -1,10 +1,12 @@
 package ir
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/alecthomas/participle/v2/lexer"
 
@@ -94,7 +96,12 @@ func (b *builder) unary(u *parser.Unary) (operand, bool) {
 			return x, false
 		}
 		if x.num != nil {
-			return operand{num: &number{v: -x.num.v, isInt: x.num.isInt}}, true
+			n, err := negate(*x.num)
+			if err != nil {
+				b.errorf(u.Pos, err.Hint, "%s", err.Msg)
+				return operand{}, false
+			}
+			return operand{num: &n}, true
 		}
 		v := b.apply1(OpNeg, u.Pos, Attr{}, x.val)
 		return operand{val: v}, v != nil
@@ -105,13 +112,17 @@ func (b *builder) unary(u *parser.Unary) (operand, bool) {
 func (b *builder) primary(p *parser.Primary) (operand, bool) {
 	switch {
 	case p.Number != nil:
+		if i, err := strconv.ParseInt(*p.Number, 10, 64); err == nil {
+			n := intNumber(i)
+			return operand{num: &n}, true
+		}
 		v, err := strconv.ParseFloat(*p.Number, 64)
 		if err != nil || math.IsInf(v, 0) {
-			b.errorf(p.Pos, "", "number %s is out of range", *p.Number)
+			b.errorf(p.Pos, hintFinite, "number %s is out of range", *p.Number)
 			return operand{}, false
 		}
-		_, ierr := strconv.ParseInt(*p.Number, 10, 64)
-		return operand{num: &number{v: v, isInt: ierr == nil}}, true
+		n := floatNumber(v)
+		return operand{num: &n}, true
 	case p.Paren != nil:
 		return b.expr(p.Paren)
 	case p.List != nil:
@@ -227,7 +238,12 @@ func (b *builder) binary(sym string, p lexer.Position, l, r operand) (operand, b
 			b.errorf(p, "", "@ needs two tensors")
 			return operand{}, false
 		}
-		return foldBinary(sym, *l.num, *r.num), true
+		n, err := foldBinary(sym, *l.num, *r.num)
+		if err != nil {
+			b.errorf(p, err.Hint, "%s", err.Msg)
+			return operand{}, false
+		}
+		return operand{num: &n}, true
 	}
 	op := binaryOps[sym]
 	if op == OpMatmul && (l.num != nil || r.num != nil) {
@@ -252,21 +268,21 @@ func (b *builder) scalar(v float64, dt DType, p lexer.Position) *Value {
 	return b.apply1(OpConst, p, Attr{Num: v, To: dt})
 }
 
-func foldBinary(sym string, l, r number) operand {
-	var v float64
-	isInt := l.isInt && r.isInt
-	switch sym {
-	case "+":
-		v = l.v + r.v
-	case "-":
-		v = l.v - r.v
-	case "*":
-		v = l.v * r.v
-	case "/":
-		v = l.v / r.v
-		isInt = isInt && r.v != 0 && math.Mod(l.v, r.v) == 0
+// sizeExpr evaluates a shape expression that counts elements (a declared
+// extent, a reshape extent, a split size): one that no binding of the dims
+// makes positive is an error.
+func (b *builder) sizeExpr(e *parser.Expr) (Dim, bool) {
+	d, ok := b.dimExpr(e)
+	if !ok {
+		return Dim{}, false
 	}
-	return operand{num: &number{v: v, isInt: isInt}}
+	for _, c := range d.Terms() {
+		if c > 0 {
+			return d, true
+		}
+	}
+	b.errorf(e.Pos, "a size counts elements: it must be at least 1", "size %s is never positive", d)
+	return Dim{}, false
 }
 
 // dimExpr evaluates a shape expression: integers, integer consts and dims
@@ -276,13 +292,27 @@ func (b *builder) dimExpr(e *parser.Expr) (Dim, bool) {
 	for _, op := range e.Ops {
 		r, rok := b.dimTerm(op.Right)
 		ok = ok && rok
-		if op.Op == "+" {
-			d = d.Add(r)
-		} else {
-			d = d.Sub(r)
+		if !ok {
+			continue
 		}
+		var err error
+		if op.Op == "+" {
+			d, err = d.AddChecked(r)
+		} else {
+			d, err = d.SubChecked(r)
+		}
+		ok = b.dimChecked(err, op.Pos, d, op.Op, r)
 	}
 	return d, ok
+}
+
+// dimChecked reports an overflow of l sym r in a shape at p; false when
+// there was one.
+func (b *builder) dimChecked(err error, p lexer.Position, l Dim, sym string, r Dim) bool {
+	if err != nil {
+		b.errorf(p, hintInt64, "shape arithmetic %s %s %s overflows int64", l, sym, r)
+	}
+	return err == nil
 }
 
 func (b *builder) dimTerm(t *parser.Term) (Dim, bool) {
@@ -295,7 +325,11 @@ func (b *builder) dimTerm(t *parser.Term) (Dim, bool) {
 		}
 		switch op.Op {
 		case "*":
-			d = d.Mul(r)
+			p, err := d.MulChecked(r)
+			if !b.dimChecked(err, op.Pos, d, "*", r) {
+				return Dim{}, false
+			}
+			d = p
 		case "/":
 			q, exact := d.DivExact(r)
 			if !exact {
@@ -314,12 +348,20 @@ func (b *builder) dimTerm(t *parser.Term) (Dim, bool) {
 func (b *builder) dimUnary(u *parser.Unary) (Dim, bool) {
 	if u.Neg != nil {
 		d, ok := b.dimUnary(u.Neg)
-		return Const(0).Sub(d), ok
+		if !ok {
+			return Dim{}, false
+		}
+		n, err := Const(0).SubChecked(d)
+		return n, b.dimChecked(err, u.Pos, Const(0), "-", d)
 	}
 	p := u.Primary
 	switch {
 	case p.Number != nil:
 		v, err := strconv.ParseInt(*p.Number, 10, 64)
+		if errors.Is(err, strconv.ErrRange) && !strings.ContainsAny(*p.Number, ".eE") {
+			b.errorf(p.Pos, hintInt64, "shape extent %s overflows int64", *p.Number)
+			return Dim{}, false
+		}
 		if err != nil {
 			b.errorf(p.Pos, "", "shape extent %s is not an integer", *p.Number)
 			return Dim{}, false
@@ -340,11 +382,11 @@ func (b *builder) dimUnary(u *parser.Unary) (Dim, bool) {
 				b.errorf(p.Pos, "shape extents are integers", "const %s = %g is not an integer", name, c.v)
 				return Dim{}, false
 			}
-			return Const(int64(c.v)), true
+			return Const(c.i), true
 		}
 		if len(b.frames) > 0 {
 			if op, ok := b.frames[len(b.frames)-1].params[name]; ok && op.num != nil && op.num.isInt {
-				return Const(int64(op.num.v)), true
+				return Const(op.num.i), true
 			}
 		}
 		b.errorf(p.Pos, joinHint(b.suggest(name), "shapes use dims and integer consts"), "unknown dim or const %s", name)

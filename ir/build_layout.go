@@ -57,7 +57,7 @@ func (b *builder) layout(t *parser.TensorDecl) {
 			return
 		}
 		lay.Page = int64(page)
-		if lay.Pages, ok = b.dimExpr(args["pages"].Value); !ok {
+		if lay.Pages, ok = b.sizeExpr(args["pages"].Value); !ok {
 			return
 		}
 		lay.Indices = b.layoutInput(args["indices"])
