@@ -83,5 +83,5 @@ gpu-attn-bundle:
 # A longer fuzzing run of the parser and checker, and of the checker's
 # arithmetic (not part of `make test`).
 fuzz:
-	$(GO) test ./ir -run '^$$' -fuzz FuzzParse -fuzztime 10m -fuzzminimizetime 5s
-	$(GO) test ./ir -run '^$$' -fuzz FuzzArithmetic -fuzztime 5m -fuzzminimizetime 5s
+	$(GO) test ./frontend -run '^$$' -fuzz FuzzParse -fuzztime 10m -fuzzminimizetime 5s
+	$(GO) test ./frontend -run '^$$' -fuzz FuzzArithmetic -fuzztime 5m -fuzzminimizetime 5s

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fuser-dev/fuser/frontend"
 	"github.com/fuser-dev/fuser/ir"
 )
 
@@ -51,7 +52,7 @@ var CeilingGemmDims = map[string]int64{"M": 8192}
 // CeilingGemm is an 8192×8192×8192 bf16 matmul as a layer: the plan is one
 // gemm kernel of codegen/cuda.
 func CeilingGemm() (*ir.Graph, error) {
-	return ir.Parse("gemm_ceiling.fu", `
+	return frontend.Parse("gemm_ceiling.fu", `
 layer gemm_ceiling
 dim M
 const K = 8192, N = 8192

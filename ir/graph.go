@@ -132,7 +132,7 @@ type Attention struct {
 }
 
 // NewValue adds a value defined by n.
-func (g *Graph) newValue(n *Node, t Type) *Value {
+func (g *Graph) NewValue(n *Node, t Type) *Value {
 	g.nextID++
 	v := &Value{ID: g.nextID, Type: t, Def: n}
 	n.Outs = append(n.Outs, v)

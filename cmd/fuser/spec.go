@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fuser-dev/fuser/diag"
+	"github.com/fuser-dev/fuser/frontend"
 	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/specs"
 )
@@ -23,7 +24,7 @@ func loadSpec(arg string) (*ir.Graph, error) {
 		}
 		filename, src = arg, string(b)
 	}
-	g, err := ir.Parse(filename, src)
+	g, err := frontend.Parse(filename, src)
 	if err != nil {
 		var list diag.List
 		if l, ok := err.(diag.List); ok {

@@ -1,4 +1,4 @@
-package ir_test
+package frontend_test
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/fuser-dev/fuser/diag"
-	"github.com/fuser-dev/fuser/ir"
+	"github.com/fuser-dev/fuser/frontend"
 	"github.com/fuser-dev/fuser/specs"
 )
 
@@ -32,7 +32,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(string(b))
 	}
 	f.Fuzz(func(t *testing.T, src string) {
-		g, err := ir.Parse("fuzz.fu", src)
+		g, err := frontend.Parse("fuzz.fu", src)
 		if err == nil {
 			if verr := g.Verify(); verr != nil {
 				t.Fatalf("built graph does not verify: %v", verr)
@@ -74,7 +74,7 @@ input  x : f32[B, c]
 output y : f32[B, c]
 y = x * s + x
 `, intLiteral(a), intLiteral(b), ops[op%4], floatLiteral(x), ops[op/4%4])
-		g, err := ir.Parse("arith.fu", src)
+		g, err := frontend.Parse("arith.fu", src)
 		if err != nil {
 			list, ok := err.(diag.List)
 			if !ok || len(list) == 0 {

@@ -1,9 +1,10 @@
-package ir
+package frontend
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/parser"
 )
 
@@ -32,11 +33,11 @@ var builtins map[string]*builtin
 
 func init() {
 	builtins = map[string]*builtin{
-		"max":       {args: 2, optional: 1, kw: []string{"axis"}, build: buildMaxMin(OpMax, OpReduceMax)},
-		"min":       {args: 2, optional: 1, kw: []string{"axis"}, build: buildMaxMin(OpMin, -1)},
-		"sum":       {args: 1, kw: []string{"axis"}, build: buildReduce(OpSum)},
-		"mean":      {args: 1, kw: []string{"axis"}, build: buildReduce(OpMean)},
-		"softmax":   {args: 1, kw: []string{"axis"}, build: buildReduce(OpSoftmax)},
+		"max":       {args: 2, optional: 1, kw: []string{"axis"}, build: buildMaxMin(ir.OpMax, ir.OpReduceMax)},
+		"min":       {args: 2, optional: 1, kw: []string{"axis"}, build: buildMaxMin(ir.OpMin, -1)},
+		"sum":       {args: 1, kw: []string{"axis"}, build: buildReduce(ir.OpSum)},
+		"mean":      {args: 1, kw: []string{"axis"}, build: buildReduce(ir.OpMean)},
+		"softmax":   {args: 1, kw: []string{"axis"}, build: buildReduce(ir.OpSoftmax)},
 		"cast":      {args: 2, build: buildCast},
 		"causal":    {args: 1, build: buildCausal},
 		"window":    {args: 2, build: buildWindow},
@@ -51,7 +52,7 @@ func init() {
 		"slice":     {args: 3, kw: []string{"axis"}, build: buildSlice},
 		"append":    {args: 3, multi: true, build: buildAppend},
 	}
-	for name, op := range map[string]Op{"exp": OpExp, "log": OpLog, "sqrt": OpSqrt, "rsqrt": OpRsqrt, "tanh": OpTanh, "silu": OpSilu, "gelu": OpGelu, "sigmoid": OpSigmoid} {
+	for name, op := range map[string]ir.Op{"exp": ir.OpExp, "log": ir.OpLog, "sqrt": ir.OpSqrt, "rsqrt": ir.OpRsqrt, "tanh": ir.OpTanh, "silu": ir.OpSilu, "gelu": ir.OpGelu, "sigmoid": ir.OpSigmoid} {
 		builtins[name] = &builtin{args: 1, build: buildUnary(name, op)}
 	}
 }
@@ -148,7 +149,7 @@ func contains(list []string, s string) bool {
 }
 
 // tensorArg evaluates an argument that must be a tensor.
-func (b *builder) tensorArg(a *parser.Arg) (*Value, bool) {
+func (b *builder) tensorArg(a *parser.Arg) (*ir.Value, bool) {
 	op, ok := b.expr(a.Value)
 	if !ok {
 		return nil, false
@@ -220,12 +221,12 @@ func (b *builder) listArg(a *parser.Arg) ([]*parser.Expr, bool) {
 }
 
 // sizeListArg evaluates a list of sizes (see sizeExpr).
-func (b *builder) sizeListArg(a *parser.Arg) ([]Dim, bool) {
+func (b *builder) sizeListArg(a *parser.Arg) ([]ir.Dim, bool) {
 	items, ok := b.listArg(a)
 	if !ok {
 		return nil, false
 	}
-	out := make([]Dim, len(items))
+	out := make([]ir.Dim, len(items))
 	for i, it := range items {
 		d, dok := b.sizeExpr(it)
 		ok = ok && dok
@@ -234,9 +235,9 @@ func (b *builder) sizeListArg(a *parser.Arg) ([]Dim, bool) {
 	return out, ok
 }
 
-func single(v *Value) ([]operand, bool) { return []operand{{val: v}}, v != nil }
+func single(v *ir.Value) ([]operand, bool) { return []operand{{val: v}}, v != nil }
 
-func buildUnary(name string, op Op) func(*builder, *call) ([]operand, bool) {
+func buildUnary(name string, op ir.Op) func(*builder, *call) ([]operand, bool) {
 	return func(b *builder, c *call) ([]operand, bool) {
 		x, ok := b.expr(c.pos[0].Value)
 		if !ok {
@@ -251,11 +252,11 @@ func buildUnary(name string, op Op) func(*builder, *call) ([]operand, bool) {
 			}
 			return []operand{{num: &n}}, true
 		}
-		return single(b.apply1(op, c.Pos, Attr{}, x.val))
+		return single(b.apply1(op, c.Pos, ir.Attr{}, x.val))
 	}
 }
 
-func buildMaxMin(elem, reduce Op) func(*builder, *call) ([]operand, bool) {
+func buildMaxMin(elem, reduce ir.Op) func(*builder, *call) ([]operand, bool) {
 	return func(b *builder, c *call) ([]operand, bool) {
 		if len(c.pos) == 1 {
 			if reduce < 0 {
@@ -275,16 +276,16 @@ func buildMaxMin(elem, reduce Op) func(*builder, *call) ([]operand, bool) {
 		}
 		if l.num != nil && r.num != nil {
 			n := *l.num
-			if (elem == OpMax) == (r.num.v > n.v) {
+			if (elem == ir.OpMax) == (r.num.v > n.v) {
 				n = *r.num
 			}
 			return []operand{{num: &n}}, true
 		}
-		return single(b.apply1(elem, c.Pos, Attr{}, b.tensorOf(l, r, c.Pos), b.tensorOf(r, l, c.Pos)))
+		return single(b.apply1(elem, c.Pos, ir.Attr{}, b.tensorOf(l, r, c.Pos), b.tensorOf(r, l, c.Pos)))
 	}
 }
 
-func buildReduce(op Op) func(*builder, *call) ([]operand, bool) {
+func buildReduce(op ir.Op) func(*builder, *call) ([]operand, bool) {
 	return func(b *builder, c *call) ([]operand, bool) {
 		x, ok := b.tensorArg(c.pos[0])
 		if !ok {
@@ -294,7 +295,7 @@ func buildReduce(op Op) func(*builder, *call) ([]operand, bool) {
 		if !ok {
 			return nil, false
 		}
-		return single(b.apply1(op, c.Pos, Attr{Axis: ax}, x))
+		return single(b.apply1(op, c.Pos, ir.Attr{Axis: ax}, x))
 	}
 }
 
@@ -307,12 +308,12 @@ func buildCast(b *builder, c *call) ([]operand, bool) {
 	if cl := soleCall(c.pos[1].Value); cl != nil && !cl.HasArgs {
 		name = cl.Name
 	}
-	dt := ParseDType(name)
-	if dt == Invalid {
+	dt := ir.ParseDType(name)
+	if dt == ir.Invalid {
 		b.errorf(c.pos[1].Pos, "dtypes are bf16, f16, f32, fp8e4m3 and i32", "cast needs a dtype as its second argument")
 		return nil, false
 	}
-	return single(b.apply1(OpCast, c.Pos, Attr{To: dt}, x))
+	return single(b.apply1(ir.OpCast, c.Pos, ir.Attr{To: dt}, x))
 }
 
 func buildCausal(b *builder, c *call) ([]operand, bool) {
@@ -320,7 +321,7 @@ func buildCausal(b *builder, c *call) ([]operand, bool) {
 	if !ok {
 		return nil, false
 	}
-	return single(b.apply1(OpCausal, c.Pos, Attr{}, x))
+	return single(b.apply1(ir.OpCausal, c.Pos, ir.Attr{}, x))
 }
 
 func buildWindow(b *builder, c *call) ([]operand, bool) {
@@ -333,7 +334,7 @@ func buildWindow(b *builder, c *call) ([]operand, bool) {
 		b.errorf(c.pos[1].Pos, "", "window size must be positive, got %d", w)
 		return nil, false
 	}
-	return single(b.apply1(OpWindow, c.Pos, Attr{W: Const(int64(w))}, x))
+	return single(b.apply1(ir.OpWindow, c.Pos, ir.Attr{W: ir.Const(int64(w))}, x))
 }
 
 func buildTopK(b *builder, c *call) ([]operand, bool) {
@@ -342,7 +343,7 @@ func buildTopK(b *builder, c *call) ([]operand, bool) {
 	if !ok || !kok {
 		return nil, false
 	}
-	return single(b.apply1(OpTopK, c.Pos, Attr{K: k, Axis: len(x.Type.Shape) - 1}, x))
+	return single(b.apply1(ir.OpTopK, c.Pos, ir.Attr{K: k, Axis: len(x.Type.Shape) - 1}, x))
 }
 
 func buildSoftcap(b *builder, c *call) ([]operand, bool) {
@@ -355,7 +356,7 @@ func buildSoftcap(b *builder, c *call) ([]operand, bool) {
 		b.errorf(c.pos[1].Pos, "", "softcap needs a positive cap, got %g", cap.v)
 		return nil, false
 	}
-	return single(b.apply1(OpSoftcap, c.Pos, Attr{Num: cap.v}, x))
+	return single(b.apply1(ir.OpSoftcap, c.Pos, ir.Attr{Num: cap.v}, x))
 }
 
 func buildRope(b *builder, c *call) ([]operand, bool) {
@@ -369,7 +370,7 @@ func buildRope(b *builder, c *call) ([]operand, bool) {
 	if !ok || !pok || !tok {
 		return nil, false
 	}
-	return single(b.apply1(OpRope, c.Pos, Attr{Num: theta.v}, x, p))
+	return single(b.apply1(ir.OpRope, c.Pos, ir.Attr{Num: theta.v}, x, p))
 }
 
 func buildGather(b *builder, c *call) ([]operand, bool) {
@@ -378,7 +379,7 @@ func buildGather(b *builder, c *call) ([]operand, bool) {
 	if !ok || !iok {
 		return nil, false
 	}
-	return single(b.apply1(OpGather, c.Pos, Attr{}, t, ids))
+	return single(b.apply1(ir.OpGather, c.Pos, ir.Attr{}, t, ids))
 }
 
 func buildReshape(b *builder, c *call) ([]operand, bool) {
@@ -387,7 +388,7 @@ func buildReshape(b *builder, c *call) ([]operand, bool) {
 	if !ok || !sok {
 		return nil, false
 	}
-	return single(b.apply1(OpReshape, c.Pos, Attr{Sizes: shape}, x))
+	return single(b.apply1(ir.OpReshape, c.Pos, ir.Attr{Sizes: shape}, x))
 }
 
 func buildTranspose(b *builder, c *call) ([]operand, bool) {
@@ -419,7 +420,7 @@ func buildTranspose(b *builder, c *call) ([]operand, bool) {
 		}
 		perm[rank-1], perm[rank-2] = rank-2, rank-1
 	}
-	return single(b.apply1(OpTranspose, c.Pos, Attr{Perm: perm}, x))
+	return single(b.apply1(ir.OpTranspose, c.Pos, ir.Attr{Perm: perm}, x))
 }
 
 func buildSplit(b *builder, c *call) ([]operand, bool) {
@@ -432,10 +433,10 @@ func buildSplit(b *builder, c *call) ([]operand, bool) {
 	if !ok {
 		return nil, false
 	}
-	return multiple(b.apply(OpSplit, c.Pos, Attr{Axis: ax, Sizes: sizes}, x))
+	return multiple(b.apply(ir.OpSplit, c.Pos, ir.Attr{Axis: ax, Sizes: sizes}, x))
 }
 
-func multiple(vs []*Value) ([]operand, bool) {
+func multiple(vs []*ir.Value) ([]operand, bool) {
 	if vs == nil {
 		return nil, false
 	}
@@ -447,7 +448,7 @@ func multiple(vs []*Value) ([]operand, bool) {
 }
 
 func buildConcat(b *builder, c *call) ([]operand, bool) {
-	var args []*Value
+	var args []*ir.Value
 	ok := true
 	for _, a := range c.pos {
 		v, vok := b.tensorArg(a)
@@ -461,7 +462,7 @@ func buildConcat(b *builder, c *call) ([]operand, bool) {
 	if !ok {
 		return nil, false
 	}
-	return single(b.apply1(OpConcat, c.Pos, Attr{Axis: ax}, args...))
+	return single(b.apply1(ir.OpConcat, c.Pos, ir.Attr{Axis: ax}, args...))
 }
 
 func buildSlice(b *builder, c *call) ([]operand, bool) {
@@ -475,7 +476,7 @@ func buildSlice(b *builder, c *call) ([]operand, bool) {
 	if !ok {
 		return nil, false
 	}
-	return single(b.apply1(OpSlice, c.Pos, Attr{Axis: ax, Start: start, End: end}, x))
+	return single(b.apply1(ir.OpSlice, c.Pos, ir.Attr{Axis: ax, Start: start, End: end}, x))
 }
 
 func buildAppend(b *builder, c *call) ([]operand, bool) {
@@ -488,7 +489,7 @@ func buildAppend(b *builder, c *call) ([]operand, bool) {
 	if r := kv.Ragged; r != nil && len(k.Type.Shape) == 4 {
 		// The page table counts this step's tokens: before the append the
 		// state holds S fewer.
-		kv.Ragged = &Ragged{Axis: r.Axis, Batch: r.Batch, Lens: r.Lens, Extra: r.Extra.Sub(k.Type.Shape[2])}
+		kv.Ragged = &ir.Ragged{Axis: r.Axis, Batch: r.Batch, Lens: r.Lens, Extra: r.Extra.Sub(k.Type.Shape[2])}
 	}
-	return multiple(b.apply(OpAppend, c.Pos, Attr{}, kv, k, v))
+	return multiple(b.apply(ir.OpAppend, c.Pos, ir.Attr{}, kv, k, v))
 }

@@ -1,10 +1,12 @@
-package ir
+package frontend
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 
 	"github.com/fuser-dev/fuser/internal/intmath"
+	"github.com/fuser-dev/fuser/ir"
 )
 
 // number is a compile-time constant: an exact int64 i when isInt, a finite
@@ -26,16 +28,16 @@ const (
 // foldBinary evaluates l sym r (sym one of + - * /). Integers stay exact
 // and an integer result past int64 is an error, as are a division by zero
 // and a non-finite float result.
-func foldBinary(sym string, l, r number) (number, *TypeError) {
+func foldBinary(sym string, l, r number) (number, *ir.TypeError) {
 	if sym == "/" && r.v == 0 {
-		return number{}, typeErr("divide by a non-zero constant", "division by zero: %s / %s", l, r)
+		return number{}, arithErr("divide by a non-zero constant", "division by zero: %s / %s", l, r)
 	}
 	if l.isInt && r.isInt {
 		if n, ok := foldInt(sym, l.i, r.i); ok {
 			return n, nil
 		}
 		if sym != "/" {
-			return number{}, typeErr(hintInt64, "%s %s %s overflows int64", l, sym, r)
+			return number{}, arithErr(hintInt64, "%s %s %s overflows int64", l, sym, r)
 		}
 	}
 	var v float64
@@ -74,22 +76,22 @@ func foldInt(sym string, l, r int64) (number, bool) {
 }
 
 // negate returns −x.
-func negate(x number) (number, *TypeError) {
+func negate(x number) (number, *ir.TypeError) {
 	if !x.isInt {
 		return floatNumber(-x.v), nil
 	}
 	v, ok := intmath.Sub(0, x.i)
 	if !ok {
-		return number{}, typeErr(hintInt64, "-(%s) overflows int64", x)
+		return number{}, arithErr(hintInt64, "-(%s) overflows int64", x)
 	}
 	return intNumber(v), nil
 }
 
 // checkFinite returns v as a float number, or the error when v is NaN or
 // ±Inf.
-func checkFinite(v float64, hint, format string, args ...any) (number, *TypeError) {
+func checkFinite(v float64, hint, format string, args ...any) (number, *ir.TypeError) {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return number{}, typeErr(hint, format, args...)
+		return number{}, arithErr(hint, format, args...)
 	}
 	return floatNumber(v), nil
 }
@@ -99,4 +101,9 @@ func (n number) String() string {
 		return strconv.FormatInt(n.i, 10)
 	}
 	return strconv.FormatFloat(n.v, 'g', -1, 64)
+}
+
+// arithErr is the error of a constant's arithmetic, with its hint.
+func arithErr(hint, format string, args ...any) *ir.TypeError {
+	return &ir.TypeError{Msg: fmt.Sprintf(format, args...), Hint: hint}
 }
