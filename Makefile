@@ -80,6 +80,8 @@ gpu-attn-bundle:
 	  $(GO) run -tags nvrtc ./gpu/cmd/gpukernels -out $(ATTN_DIR)/kernels -bench "$$bench" -split-keys $(ATTN_SPLITS); \
 	  du -sh $(ATTN_DIR); echo "there, from the repository root: bench/decode_attention.sh $(ATTN_DIR) RESULTS_DIR"
 
-# A longer fuzzing run of the parser and checker (not part of `make test`).
+# A longer fuzzing run of the parser and checker, and of the checker's
+# arithmetic (not part of `make test`).
 fuzz:
-	$(GO) test ./ir -run '^$$' -fuzz FuzzParse -fuzztime 10m -fuzzminimizetime 5s
+	$(GO) test ./frontend -run '^$$' -fuzz FuzzParse -fuzztime 10m -fuzzminimizetime 5s
+	$(GO) test ./frontend -run '^$$' -fuzz FuzzArithmetic -fuzztime 5m -fuzzminimizetime 5s

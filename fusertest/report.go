@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fuser-dev/fuser/frontend"
 	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/passes"
 	"github.com/fuser-dev/fuser/plan"
@@ -72,7 +73,7 @@ func Compare(g *ir.Graph, dims map[string]int64) (*Report, error) {
 // the report; any error fails the test.
 func Traffic(t testing.TB, src string, dims map[string]int64) *Report {
 	t.Helper()
-	g, err := ir.Parse("spec.fu", src)
+	g, err := frontend.Parse("spec.fu", src)
 	if err != nil {
 		t.Fatalf("spec: %v", err)
 	}

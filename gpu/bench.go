@@ -2,9 +2,9 @@ package gpu
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
+	"github.com/fuser-dev/fuser/frontend"
 	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/plan"
 )
@@ -37,16 +37,11 @@ func ParseBenchTargets(s string) ([]BenchTarget, error) {
 	return out, nil
 }
 
-// ParseDims reads B=1,S=1,T=4096.
+// ParseDims reads B=1,S=1,T=4096 (see ir.ParseDims).
 func ParseDims(s string) (map[string]int64, error) {
-	dims := map[string]int64{}
-	for _, part := range strings.Split(s, ",") {
-		name, val, ok := strings.Cut(strings.TrimSpace(part), "=")
-		n, err := strconv.ParseInt(val, 10, 64)
-		if !ok || err != nil || n < 0 {
-			return nil, fmt.Errorf("dims: %q is not NAME=COUNT", part)
-		}
-		dims[name] = n
+	dims, err := ir.ParseDims(s)
+	if err != nil {
+		return nil, fmt.Errorf("dims: %w", err)
 	}
 	return dims, nil
 }
@@ -58,7 +53,7 @@ var CeilingGemmDims = map[string]int64{"M": 8192}
 // CeilingGemm is an 8192×8192×8192 bf16 matmul as a layer: the plan is one
 // gemm kernel of codegen/cuda.
 func CeilingGemm() (*ir.Graph, error) {
-	return ir.Parse("gemm_ceiling.fu", `
+	return frontend.Parse("gemm_ceiling.fu", `
 layer gemm_ceiling
 dim M
 const K = 8192, N = 8192

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/fuser-dev/fuser/frontend"
 	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/specs"
 	"github.com/fuser-dev/fuser/specs/testlayers"
@@ -79,7 +80,7 @@ func (c Case) Graph() (*ir.Graph, error) {
 		if !ok {
 			return nil, fmt.Errorf("no spec %s", c.Spec)
 		}
-		return ir.Parse(file, src)
+		return frontend.Parse(file, src)
 	}
 	return testlayers.Small(c.Spec)
 }
@@ -160,7 +161,7 @@ func DecLayer(variant string) (*ir.Graph, error) {
 	for k, v := range subs {
 		src = strings.ReplaceAll(src, "{{"+k+"}}", v)
 	}
-	return ir.Parse("dec_"+variant+".fu", src)
+	return frontend.Parse("dec_"+variant+".fu", src)
 }
 
 // decCases are the decode attention cases: contexts of 1, 17, 4097 and

@@ -15,7 +15,8 @@ import (
 // 0 of a batch of 4 with ragged lengths (paged cache), of a contiguous
 // batch of 4 and of a cascade's batch of 4 (its shared prefix attended
 // once for the batch) gives the same output bytes as the same sequence
-// run alone, although the launch plans differ (grids, workspaces); it logs
+// run alone, although the launch plans differ (grids, workspaces), and
+// both outputs are written and match the float64 interpreter; it logs
 // whether the default split happens to agree too.
 func TestDeterministicDecode(t *testing.T) {
 	dev, _ := testDevice(t)
@@ -44,6 +45,8 @@ func TestDeterministicDecode(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				checkOutput(t, fmt.Sprintf("batch of %d", nb), big, inputs, ob)
+				checkOutput(t, "sequence 0 alone", one, small, os1)
 				if len(os1) == 0 || len(ob) < len(os1) {
 					t.Fatalf("outputs of %d and %d bytes", len(os1), len(ob))
 				}
@@ -63,7 +66,31 @@ func TestDeterministicDecode(t *testing.T) {
 	}
 }
 
-// runOutput runs the plan on the inputs and returns its output's bytes.
+// checkOutput fails t when out, the bytes of p's output after a run on
+// inputs, were not written or differ from the float64 interpreter's layer
+// beyond the layer tolerance: two runs that agree bit for bit must also be
+// right.
+func checkOutput(t *testing.T, what string, p *Plan, inputs map[string]*interp.Tensor, out []byte) {
+	t.Helper()
+	o := p.Plan.Graph.Outputs[0]
+	if Unwritten(out) {
+		t.Errorf("%s: output %s not written (every byte still the poison)", what, o.Name)
+		return
+	}
+	ref, err := RunLayer(p.Plan.Graph, p.Dims, inputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := Compare(Decode(out, o.Type.DType), ref.Outputs[o.Name].Data, nil, LayerTolerance(o.Type.DType))
+	if d.OK() {
+		t.Logf("%s: output %s against the reference: %s", what, o.Name, d)
+	} else {
+		t.Errorf("%s: output %s against the reference: %s", what, o.Name, d)
+	}
+}
+
+// runOutput runs the plan on the inputs and returns its (only) output's
+// bytes.
 func runOutput(dev *Device, p *Plan, inputs map[string]*interp.Tensor) ([]byte, error) {
 	l, err := dev.Load(p)
 	if err != nil {
@@ -83,10 +110,5 @@ func runOutput(dev *Device, p *Plan, inputs map[string]*interp.Tensor) ([]byte, 
 	if err := dev.Stream.Synchronize(); err != nil {
 		return nil, err
 	}
-	for _, b := range in.L.Layout.Own {
-		if b.Role == "output" {
-			return in.Download(b.Value)
-		}
-	}
-	return nil, fmt.Errorf("no output")
+	return in.Download(p.Plan.Graph.Outputs[0])
 }

@@ -170,22 +170,3 @@ func TestEncodeDecode(t *testing.T) {
 		t.Errorf("i32: %v", got)
 	}
 }
-
-func TestCompare(t *testing.T) {
-	want := []float64{1, -2, 0.001, 4}
-	if d := Compare([]float64{1.001, -2, 0.002, 4}, want, nil, 1e-3); !d.OK() {
-		t.Errorf("within tolerance: %s", d)
-	}
-	if d := Compare([]float64{1, -2, 0.001, 4.1}, want, nil, 1e-3); d.OK() || d.WorstAt != 3 {
-		t.Errorf("out of tolerance: %s", d)
-	}
-	if d := Compare([]float64{1, -2, math.NaN(), 4}, want, nil, 1); d.OK() || !d.NaN {
-		t.Errorf("NaN passed: %s", d)
-	}
-	if d := Compare([]float64{1, -2, math.NaN(), 4}, want, func(i int) bool { return i != 2 }, 1e-3); !d.OK() || d.Elements != 3 {
-		t.Errorf("masked element compared: %s", d)
-	}
-	if d := Compare([]float64{1, 2}, []float64{1, 3}, nil, 0); d.OK() || !d.Exact {
-		t.Errorf("exact comparison passed: %s", d)
-	}
-}

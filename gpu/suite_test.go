@@ -340,8 +340,11 @@ func (s *suite) plan(t *testing.T, c Case, p *Plan, ref *Reference) map[string][
 		}
 		err := s.graph(t, l, in, ref)
 		ck.Status = "pass"
-		if err != nil {
+		switch {
+		case err != nil:
 			ck.Status, ck.Detail = "fail", err.Error()
+		case t.Failed():
+			ck.Status = "fail"
 		}
 		s.sum.add(ck)
 		if err != nil {
@@ -433,6 +436,9 @@ func (s *suite) kernel(t *testing.T, l *Loaded, in *Instance, ref *Reference, i 
 			want, what = Decode(b, w.Type.DType), "state "+w.Name+" after the append"
 			got = got[:min(len(got), len(b))]
 		} else {
+			if Unwritten(got) {
+				t.Errorf("%s %s: not written (every byte still the poison)", what, w.Type.DType)
+			}
 			tv, ok := ref.Kernels.Values[w]
 			if !ok {
 				return 0, fmt.Errorf("the reference did not compute %s", w.Ref())
@@ -508,6 +514,9 @@ func (s *suite) layer(t *testing.T, l *Loaded, in *Instance, ref *Reference) (ma
 		if want == nil {
 			return fmt.Errorf("no reference for %s", what)
 		}
+		if !IsState(v) && Unwritten(b) {
+			t.Errorf("%s: not written (every byte still the poison)", what)
+		}
 		got := Decode(b, v.Type.DType)
 		got = got[:min(len(got), len(want.Data))] // a ragged cache fills the start of its buffer
 		d := Compare(got, want.Data, nil, LayerTolerance(v.Type.DType))
@@ -545,6 +554,13 @@ func (s *suite) graph(t *testing.T, l *Loaded, in *Instance, ref *Reference) err
 	replay, err := s.step(l, in, ref, true)
 	if err != nil {
 		return err
+	}
+	for _, snap := range []map[string][]byte{eager, replay} {
+		for _, o := range l.P.Plan.Graph.Outputs {
+			if name := "output " + o.Name; Unwritten(snap[name]) {
+				t.Errorf("%s: not written by the step (every byte still the poison)", name)
+			}
+		}
 	}
 	bad := false
 	for name, e := range eager {

@@ -18,10 +18,16 @@ import (
 // error of tol/2 for the largest elements, and an absolute floor of
 // tol·max|want| for the elements near zero, which are the differences of
 // larger terms (a residual add, a dot product of random signs) and carry the
-// rounding errors of those terms, not of their own magnitude. NaN or Inf
-// where the reference is finite never passes, so an output element a kernel
-// leaves unwritten (the outputs are poisoned with NaN before every run)
-// fails. i32 outputs must be equal.
+// rounding errors of those terms, not of their own magnitude. max|want| is
+// over the finite references, and a NaN or Inf on either side passes only
+// when the other side holds the same value: a NaN or Inf where the
+// reference is finite fails, so an output element a kernel leaves
+// unwritten (the outputs are poisoned with NaN before every run) fails, and
+// a non-finite reference neither poisons the scale nor passes a finite
+// result; matched non-finite values are counted and reported. An output
+// whose every byte is still the poison (Unwritten) fails even where the
+// reference is NaN or the dtype is i32, whose poison is -1. i32 outputs
+// must be equal.
 //
 // Per kernel (its inputs uploaded from the reference, so nothing but the
 // kernel itself is compared), the reference is interp.RunPlan with
@@ -111,10 +117,14 @@ type Diff struct {
 	// Elements counts the compared elements (ragged positions past a
 	// sequence's length are not compared); Bad those that failed.
 	Elements, Bad int
-	// Tol is the tolerance; Scale is max|want|.
+	// NonFinite counts the compared elements whose reference is NaN or
+	// ±Inf and matched (a NaN by a NaN, an Inf by the same Inf): they pass,
+	// and String reports them.
+	NonFinite int
+	// Tol is the tolerance; Scale is max|want| over the finite references.
 	Tol, Scale float64
-	// Worst is the largest |got − want| / (|want| + Scale) (Inf for a NaN
-	// where the reference is finite), at element WorstAt.
+	// Worst is the largest |got − want| / (|want| + Scale) (Inf where a
+	// non-finite value meets anything but itself), at element WorstAt.
 	Worst      float64
 	WorstAt    int
 	Got, Want  float64
@@ -137,26 +147,32 @@ func (d Diff) Ratio() float64 {
 }
 
 func (d Diff) String() string {
+	nonFinite := ""
+	if d.NonFinite > 0 {
+		nonFinite = fmt.Sprintf("; %d non-finite references matched", d.NonFinite)
+	}
 	if d.Exact {
 		if d.Bad == 0 {
-			return fmt.Sprintf("%d elements equal", d.Elements)
+			return fmt.Sprintf("%d elements equal%s", d.Elements, nonFinite)
 		}
-		return fmt.Sprintf("%d of %d elements differ; first at %d: got %g, want %g", d.Bad, d.Elements, d.WorstAt, d.Got, d.Want)
+		return fmt.Sprintf("%d of %d elements differ; first at %d: got %g, want %g%s", d.Bad, d.Elements, d.WorstAt, d.Got, d.Want, nonFinite)
 	}
-	return fmt.Sprintf("%d of %d elements off; worst err %.3g = %.2f×tol (tol %.3g, scale %.3g) at %d: got %g, want %g",
-		d.Bad, d.Elements, d.Worst, d.Ratio(), d.Tol, d.Scale, d.WorstAt, d.Got, d.Want)
+	return fmt.Sprintf("%d of %d elements off; worst err %.3g = %.2f×tol (tol %.3g, scale %.3g) at %d: got %g, want %g%s",
+		d.Bad, d.Elements, d.Worst, d.Ratio(), d.Tol, d.Scale, d.WorstAt, d.Got, d.Want, nonFinite)
 }
 
 // Compare compares got with want element-wise (see Thresholds); valid, when
-// not nil, says which elements exist. tol = 0 asks for equality.
+// not nil, says which elements exist. tol = 0 asks for equality. A NaN or
+// Inf on either side passes only where the other side holds the same
+// non-finite value, and a NaN tolerance fails every element.
 func Compare(got, want []float64, valid func(i int) bool, tol float64) Diff {
 	d := Diff{Tol: tol, Exact: tol == 0, WorstAt: -1}
 	if len(got) != len(want) {
-		d.Bad = max(len(got), len(want))
+		d.Bad, d.Worst = max(len(got), len(want)), math.Inf(1)
 		return d
 	}
 	for i, w := range want {
-		if valid == nil || valid(i) {
+		if (valid == nil || valid(i)) && finite(w) {
 			d.Scale = max(d.Scale, math.Abs(w))
 		}
 	}
@@ -166,35 +182,35 @@ func Compare(got, want []float64, valid func(i int) bool, tol float64) Diff {
 		}
 		g := got[i]
 		d.Elements++
-		var e float64
-		switch {
-		case d.Exact:
-			if g != w && !(math.IsNaN(g) && math.IsNaN(w)) {
-				e = math.Inf(1)
-			}
-		case math.IsNaN(g) || math.IsInf(g, 0):
-			if !(math.IsNaN(g) && math.IsNaN(w)) && g != w {
-				e = math.Inf(1)
-			}
-		default:
-			e = math.Abs(g-w) / (math.Abs(w) + d.Scale)
-			if d.Scale == 0 && g != w {
-				e = math.Inf(1)
-			}
+		e := elementError(g, w, d.Scale, d.Exact)
+		if e == 0 && !finite(w) {
+			d.NonFinite++
 		}
-		bad := e > tol
-		if bad {
+		if !(e <= tol) {
 			d.Bad++
 		}
-		if e > d.Worst || d.WorstAt < 0 || (bad && d.Bad == 1 && d.Exact) {
-			if e > d.Worst || d.WorstAt < 0 {
-				d.Worst, d.WorstAt, d.Got, d.Want = e, i, g, w
-				d.NaN = math.IsNaN(g)
-			}
+		if d.WorstAt < 0 || e > d.Worst {
+			d.Worst, d.WorstAt, d.Got, d.Want = e, i, g, w
+			d.NaN = math.IsNaN(g)
 		}
 	}
 	return d
 }
+
+// elementError is |g − w| / (|w| + scale): 0 where g and w are the same
+// value (NaN matching NaN included), Inf where they differ and one is not
+// finite, the comparison is exact or scale is 0 (every reference zero).
+func elementError(g, w, scale float64, exact bool) float64 {
+	switch {
+	case g == w || math.IsNaN(g) && math.IsNaN(w):
+		return 0
+	case exact || !finite(g) || !finite(w) || scale == 0:
+		return math.Inf(1)
+	}
+	return math.Abs(g-w) / (math.Abs(w) + scale)
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // Bitwise reports the first byte where a and b differ, or -1.
 func Bitwise(a, b []byte) int {

@@ -1,9 +1,12 @@
 package ir
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/fuser-dev/fuser/internal/intmath"
 )
 
 // Dim is a symbolic tensor extent: a polynomial with integer coefficients
@@ -47,32 +50,65 @@ func (d Dim) Terms() map[string]int64 {
 // Sym returns the dim named name.
 func Sym(name string) Dim { return Dim{terms: map[string]int64{name: 1}} }
 
-// Add returns d + e.
-func (d Dim) Add(e Dim) Dim { return d.combine(e, 1) }
+// Add returns d + e; a coefficient past int64 wraps (AddChecked reports it).
+func (d Dim) Add(e Dim) Dim { r, _ := d.combine(e, 1); return r }
 
-// Sub returns d - e.
-func (d Dim) Sub(e Dim) Dim { return d.combine(e, -1) }
+// Sub returns d - e; a coefficient past int64 wraps (SubChecked reports it).
+func (d Dim) Sub(e Dim) Dim { r, _ := d.combine(e, -1); return r }
 
-func (d Dim) combine(e Dim, sign int64) Dim {
-	out := map[string]int64{}
-	for m, c := range d.terms {
-		out[m] += c
+// Mul returns d * e; a coefficient past int64 wraps (MulChecked reports it).
+func (d Dim) Mul(e Dim) Dim { r, _ := d.mul(e); return r }
+
+// ErrOverflow is returned by the checked operations when a coefficient or
+// a value leaves int64.
+var ErrOverflow = errors.New("overflows int64")
+
+// AddChecked returns d + e, or ErrOverflow.
+func (d Dim) AddChecked(e Dim) (Dim, error) { return checked(d.combine(e, 1)) }
+
+// SubChecked returns d - e, or ErrOverflow.
+func (d Dim) SubChecked(e Dim) (Dim, error) { return checked(d.combine(e, -1)) }
+
+// MulChecked returns d * e, or ErrOverflow.
+func (d Dim) MulChecked(e Dim) (Dim, error) { return checked(d.mul(e)) }
+
+func checked(d Dim, ok bool) (Dim, error) {
+	if !ok {
+		return Dim{}, ErrOverflow
 	}
-	for m, c := range e.terms {
-		out[m] += sign * c
-	}
-	return normal(out)
+	return d, nil
 }
 
-// Mul returns d * e.
-func (d Dim) Mul(e Dim) Dim {
+// combine returns d + sign·e and whether no coefficient overflowed.
+func (d Dim) combine(e Dim, sign int64) (Dim, bool) {
 	out := map[string]int64{}
+	ok := true
+	for m, c := range d.terms {
+		out[m] = c
+	}
+	for m, c := range e.terms {
+		sc, mok := intmath.Mul(sign, c)
+		sum, aok := intmath.Add(out[m], sc)
+		ok = ok && mok && aok
+		out[m] = sum
+	}
+	return normal(out), ok
+}
+
+// mul returns d * e and whether no coefficient overflowed.
+func (d Dim) mul(e Dim) (Dim, bool) {
+	out := map[string]int64{}
+	ok := true
 	for m1, c1 := range d.terms {
 		for m2, c2 := range e.terms {
-			out[monomial(m1, m2)] += c1 * c2
+			m := monomial(m1, m2)
+			p, mok := intmath.Mul(c1, c2)
+			sum, aok := intmath.Add(out[m], p)
+			ok = ok && mok && aok
+			out[m] = sum
 		}
 	}
-	return normal(out)
+	return normal(out), ok
 }
 
 // DivExact returns d / e when e is a non-zero constant dividing every
@@ -139,7 +175,8 @@ func (d Dim) Symbols() []string {
 	return out
 }
 
-// Eval returns the number d is for the bound dims.
+// Eval returns the number d is for the bound dims; a result or a partial
+// product past int64 is ErrOverflow.
 func (d Dim) Eval(dims map[string]int64) (int64, error) {
 	var total int64
 	for m, c := range d.terms {
@@ -152,11 +189,25 @@ func (d Dim) Eval(dims map[string]int64) (int64, error) {
 			if !ok {
 				return 0, fmt.Errorf("dim %s is not bound", s)
 			}
-			v *= x
+			if v, ok = intmath.Mul(v, x); !ok {
+				return 0, fmt.Errorf("%s at %s: %w", d, bindings(dims, d.Symbols()), ErrOverflow)
+			}
 		}
-		total += v
+		var ok bool
+		if total, ok = intmath.Add(total, v); !ok {
+			return 0, fmt.Errorf("%s at %s: %w", d, bindings(dims, d.Symbols()), ErrOverflow)
+		}
 	}
 	return total, nil
+}
+
+// bindings prints the given dims' values as B=2, T=17.
+func bindings(dims map[string]int64, names []string) string {
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%s=%d", n, dims[n])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // String prints d with its monomials in a fixed order: "T + S", "6144", "2*B*S".
@@ -186,16 +237,17 @@ func (d Dim) String() string {
 		case i > 0:
 			b.WriteString(" + ")
 		}
+		mag := uint64(c) // |c|, math.MinInt64 included
 		if c < 0 {
-			c = -c
+			mag = -mag
 		}
 		switch {
 		case m == "":
-			fmt.Fprintf(&b, "%d", c)
-		case c == 1:
+			fmt.Fprintf(&b, "%d", mag)
+		case mag == 1:
 			b.WriteString(m)
 		default:
-			fmt.Fprintf(&b, "%d*%s", c, m)
+			fmt.Fprintf(&b, "%d*%s", mag, m)
 		}
 	}
 	return b.String()

@@ -38,6 +38,19 @@ type Type struct {
 // String prints the type as bf16[B, S, 4096].
 func (t Type) String() string { return t.DType.String() + t.Shape.String() }
 
+// Bytes is the byte count of a tensor of type t as a polynomial over the
+// dims, or ErrOverflow when one of its coefficients leaves int64.
+func (t Type) Bytes() (Dim, error) {
+	n := Const(t.DType.Size())
+	for _, d := range t.Shape {
+		var err error
+		if n, err = n.MulChecked(d); err != nil {
+			return Dim{}, err
+		}
+	}
+	return n, nil
+}
+
 // Ragged marks an axis whose valid length differs per sequence: along Axis,
 // position j of sequence b (the index on axis Batch, or sequence 0 when Batch
 // is -1) exists iff j < Lens[b] + Extra, where Lens is an i32[B] value.
@@ -119,7 +132,7 @@ type Attention struct {
 }
 
 // NewValue adds a value defined by n.
-func (g *Graph) newValue(n *Node, t Type) *Value {
+func (g *Graph) NewValue(n *Node, t Type) *Value {
 	g.nextID++
 	v := &Value{ID: g.nextID, Type: t, Def: n}
 	n.Outs = append(n.Outs, v)

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fuser-dev/fuser/frontend"
 	"github.com/fuser-dev/fuser/ir"
 )
 
@@ -37,7 +38,7 @@ const (
 func buildRagged(t *testing.T, decls, y, body string) (*ir.Graph, string) {
 	t.Helper()
 	src := strings.NewReplacer("{{decls}}", decls, "{{y}}", y, "{{body}}", body).Replace(raggedSpec)
-	g, err := ir.Parse("r.fu", src)
+	g, err := frontend.Parse("r.fu", src)
 	if err != nil {
 		return nil, err.Error()
 	}
@@ -224,7 +225,7 @@ func TestInferAttention(t *testing.T) {
 // layout inputs and a param: the graph verifies, every input and param leaf
 // precedes the state leaf, and value ids follow the node order.
 func TestLeavesBeforeStates(t *testing.T) {
-	g, err := ir.Parse("early.fu", `
+	g, err := frontend.Parse("early.fu", `
 layer early
 dim B, S, T, P, N
 const G = 2, Dh = 8

@@ -13,7 +13,7 @@ func (g *Graph) NewNode(op Op, attr Attr, before *Node, args ...*Value) (*Node, 
 		n.Pos = before.Pos
 	}
 	for _, r := range res {
-		v := g.newValue(n, r.Type)
+		v := g.NewValue(n, r.Type)
 		v.Ragged = r.Ragged
 	}
 	at := len(g.Nodes)

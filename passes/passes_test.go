@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fuser-dev/fuser/frontend"
 	"github.com/fuser-dev/fuser/internal/golden"
 	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/passes"
@@ -20,7 +21,7 @@ func load(t *testing.T, name string) *ir.Graph {
 	if !ok {
 		t.Fatalf("no spec %s", name)
 	}
-	g, err := ir.Parse(file, src)
+	g, err := frontend.Parse(file, src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +127,7 @@ output y : bf16[B, D]
 a = x @ w1
 y = a + a @ w2
 `
-	g, err := ir.Parse("blocked.fu", src)
+	g, err := frontend.Parse("blocked.fu", src)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fuser-dev/fuser/ir"
+	"github.com/fuser-dev/fuser/frontend"
 	"github.com/fuser-dev/fuser/passes"
 	"github.com/fuser-dev/fuser/plan"
 )
@@ -13,7 +13,7 @@ import (
 // state and its costs at opt.Dims.
 func planCosts(t *testing.T, src string, opt passes.Options) (*passes.State, []plan.Cost) {
 	t.Helper()
-	g, err := ir.Parse("cost.fu", src)
+	g, err := frontend.Parse("cost.fu", src)
 	if err != nil {
 		t.Fatal(err)
 	}

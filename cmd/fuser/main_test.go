@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -46,6 +48,11 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"eval", "tiny", "-dims", "B=2,S=3"}, 2, "-dims must bind T"},
 		{[]string{"eval", "tiny", "-dims", "B=2,Q=3"}, 2, "has no dim Q"},
 		{[]string{"eval", "tiny", "-dims", "B=two"}, 2, "not NAME=COUNT"},
+		{[]string{"eval", "tiny", "-dims", "B=2,S=1,B=3,T=4"}, 2, "B is bound twice (B=2 and B=3)"},
+		{[]string{"eval", "tiny", "-dims", "B=-1,S=1,T=4"}, 2, "B=-1 is negative"},
+		{[]string{"eval", "tiny", "-dims", "B=0,S=1,T=4"}, 2, "input x : bf16[B, S, 16]: extent B is 0 at B=0"},
+		{[]string{"plan", "tiny", "-dims", "B=1,S=4,T=0", "--traffic"}, 0, "fused plan"},
+		{[]string{"plan", "tiny", "-dims", "B=4611686018427387904,S=2,T=4", "--traffic"}, 2, "byte count"},
 		{[]string{"plan", "tiny", "--dump-after=nope"}, 2, `no pass "nope"`},
 		{[]string{"plan"}, 2, "usage: fuser plan"},
 		{[]string{"frobnicate"}, 2, "unknown command"},
@@ -108,6 +115,22 @@ func TestPlanText(t *testing.T) {
 	for _, want := range []string{"=== after attention", "= attention ", "fusion decisions:", "(epilogue)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestCheckOutputOfInput checks that an output bound directly to an input
+// is listed under its own name, and the input under its own.
+func TestCheckOutputOfInput(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "copy.fu")
+	src := "layer copy\ndim B\ninput x : f32[B, 4]\noutput y : f32[B, 4]\noutput z : f32[B, 4]\ny = x\nz = y\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code := runCmd(t, "check", path)
+	for _, want := range []string{"input  x ", "output y ", "output z "} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("exit %d; output lacks %q:\n%s", code, want, out)
 		}
 	}
 }

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/fuser-dev/fuser/diag"
+	"github.com/fuser-dev/fuser/frontend"
 	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/specs"
 )
@@ -24,7 +24,7 @@ func loadSpec(arg string) (*ir.Graph, error) {
 		}
 		filename, src = arg, string(b)
 	}
-	g, err := ir.Parse(filename, src)
+	g, err := frontend.Parse(filename, src)
 	if err != nil {
 		var list diag.List
 		if l, ok := err.(diag.List); ok {
@@ -55,22 +55,24 @@ func specAndDims(fs *flag.FlagSet, args []string, usage string, dimsArg *string)
 	return g, dims, nil
 }
 
-// parseDims reads B=2,S=3,T=17 and checks the names against the graph.
+// parseDims reads B=2,S=3,T=17 (see ir.ParseDims) and checks it against
+// the graph: its dims only, and bindings its tensors can take (see
+// ir.Graph.CheckDims).
 func parseDims(s string, g *ir.Graph) (map[string]int64, error) {
-	dims := map[string]int64{}
 	if s == "" {
-		return dims, nil
+		return map[string]int64{}, nil
 	}
-	for _, part := range strings.Split(s, ",") {
-		name, val, ok := strings.Cut(strings.TrimSpace(part), "=")
-		n, err := strconv.ParseInt(val, 10, 64)
-		if !ok || err != nil || n < 0 {
-			return nil, &exitError{code: 2, err: fmt.Errorf("fuser: -dims: %q is not NAME=COUNT", part)}
-		}
+	dims, err := ir.ParseDims(s)
+	if err != nil {
+		return nil, &exitError{code: 2, err: fmt.Errorf("fuser: -dims: %w", err)}
+	}
+	for _, name := range sortedNames(dims) {
 		if !contains(g.Dims, name) {
 			return nil, &exitError{code: 2, err: fmt.Errorf("fuser: -dims: the spec has no dim %s (it has %s)", name, strings.Join(g.Dims, ", "))}
 		}
-		dims[name] = n
+	}
+	if err := g.CheckDims(dims); err != nil {
+		return nil, &exitError{code: 2, err: fmt.Errorf("fuser: -dims %s: %w", s, err)}
 	}
 	return dims, nil
 }
@@ -99,13 +101,19 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// formatDims prints dims as B=1 S=2 T=5, sorted by name.
-func formatDims(dims map[string]int64) string {
+// sortedNames returns the bound dims' names, sorted.
+func sortedNames(dims map[string]int64) []string {
 	names := make([]string, 0, len(dims))
 	for n := range dims {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	return names
+}
+
+// formatDims prints dims as B=1 S=2 T=5, sorted by name.
+func formatDims(dims map[string]int64) string {
+	names := sortedNames(dims)
 	parts := make([]string, len(names))
 	for i, n := range names {
 		parts[i] = fmt.Sprintf("%s=%d", n, dims[n])

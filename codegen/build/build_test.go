@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fuser-dev/fuser/codegen/golang"
+	"github.com/fuser-dev/fuser/frontend"
 	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/plan"
 	"github.com/fuser-dev/fuser/specs"
@@ -44,7 +45,7 @@ var tinyDims = map[string]int64{"B": 2, "S": 3, "T": 17}
 func spec(t testing.TB, name string) (*ir.Graph, map[string]int64) {
 	t.Helper()
 	filename, src, _ := specs.Source(name)
-	g, err := ir.Parse(filename, src)
+	g, err := frontend.Parse(filename, src)
 	if err != nil {
 		t.Fatal(err)
 	}

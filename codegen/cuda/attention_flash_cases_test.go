@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/fuser-dev/fuser/frontend"
 	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/ir/interp"
 	"github.com/fuser-dev/fuser/passes"
@@ -166,7 +167,7 @@ func planFlash(t testing.TB, g *ir.Graph, dims map[string]int64) (map[string]int
 func flashCases(t testing.TB) []flashCase {
 	var out []flashCase
 	for _, v := range flashVariants {
-		g, err := ir.Parse(v.name+".fu", v.spec())
+		g, err := frontend.Parse(v.name+".fu", v.spec())
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", v.name, err, v.spec())
 		}
@@ -211,7 +212,7 @@ func planSpecFlash(t testing.TB) []flashCase {
 		if !ok {
 			t.Fatalf("spec %s missing", name)
 		}
-		g, err := ir.Parse(fn, src)
+		g, err := frontend.Parse(fn, src)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fuser-dev/fuser/frontend"
 	"github.com/fuser-dev/fuser/internal/golden"
-	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/plan"
 )
 
@@ -118,7 +118,7 @@ func TestFlashErrors(t *testing.T) {
 		{flashVariant{name: "f32", dtype: "f32", h: 2, g: 1, dh: 64, layout: "contiguous", causal: true}, "bf16 or f16"},
 		{flashVariant{name: "dh320", dtype: "bf16", h: 2, g: 1, dh: 320, layout: "contiguous", causal: true}, "head dim"},
 	} {
-		g, err := ir.Parse(tc.v.name+".fu", tc.v.spec())
+		g, err := frontend.Parse(tc.v.name+".fu", tc.v.spec())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -187,7 +187,7 @@ func TestFlashTensorMapBase(t *testing.T) {
 			"o = softmax(q @ transpose(k) / sqrt(Dh), axis=-1) @ v\n",
 			"tbase() const { return (const u16*)p1 < (const u16*)p2 ? (const u16*)p1 : (const u16*)p2; }"},
 	} {
-		g, err := ir.Parse(tc.name+".fu", tc.src)
+		g, err := frontend.Parse(tc.name+".fu", tc.src)
 		if err != nil {
 			t.Fatal(err)
 		}

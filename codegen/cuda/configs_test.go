@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fuser-dev/fuser/frontend"
 	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/ir/interp"
 	"github.com/fuser-dev/fuser/passes"
@@ -80,7 +81,7 @@ func testConfigs(t testing.TB) []testConfig {
 		if !ok {
 			t.Fatalf("spec %s missing", name)
 		}
-		g, err := ir.Parse(fn, src)
+		g, err := frontend.Parse(fn, src)
 		if err != nil {
 			t.Fatal(err)
 		}

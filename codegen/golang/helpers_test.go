@@ -3,7 +3,7 @@ package golang
 import (
 	"testing"
 
-	"github.com/fuser-dev/fuser/ir"
+	"github.com/fuser-dev/fuser/frontend"
 	"github.com/fuser-dev/fuser/passes"
 	"github.com/fuser-dev/fuser/plan"
 	"github.com/fuser-dev/fuser/specs"
@@ -20,7 +20,7 @@ func planSpec(t testing.TB, name string, unfused bool) (*plan.Plan, map[string]i
 	if !ok {
 		t.Fatalf("no spec %s", name)
 	}
-	g, err := ir.Parse(filename, src)
+	g, err := frontend.Parse(filename, src)
 	if err != nil {
 		t.Fatal(err)
 	}

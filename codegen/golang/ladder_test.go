@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fuser-dev/fuser/frontend"
 	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/runtime"
 )
@@ -97,7 +98,7 @@ output y : f32[S, B, 8]
 y = x * 2
 `, "no leading batch axis"},
 	} {
-		g, err := ir.Parse(tc.name+".fu", tc.src)
+		g, err := frontend.Parse(tc.name+".fu", tc.src)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}

@@ -5,13 +5,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fuser-dev/fuser/frontend"
 	"github.com/fuser-dev/fuser/ir"
 )
 
 // build parses and builds an inline spec.
 func build(t *testing.T, src string) *ir.Graph {
 	t.Helper()
-	g, err := ir.Parse("test.fu", src)
+	g, err := frontend.Parse("test.fu", src)
 	if err != nil {
 		t.Fatalf("spec does not build: %v\n%s", err, src)
 	}

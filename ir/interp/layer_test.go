@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fuser-dev/fuser/ir"
+	"github.com/fuser-dev/fuser/frontend"
 	"github.com/fuser-dev/fuser/specs"
 )
 
@@ -234,7 +234,7 @@ func TestEmbeddedTiny(t *testing.T) {
 	if !ok {
 		t.Skip("no embedded tiny spec")
 	}
-	g, err := ir.Parse(name, src)
+	g, err := frontend.Parse(name, src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +258,7 @@ func TestEmbeddedTiny(t *testing.T) {
 // 2 kv heads, 16 new tokens after 256 cached).
 func BenchmarkLayer(b *testing.B) {
 	src := strings.NewReplacer("D = 20, H = 6, G = 3, Dh = 4, F = 28", "D = 512, H = 8, G = 2, Dh = 64, F = 1536").Replace(subst(layerSpec, "dt", "bf16"))
-	g, err := ir.Parse("bench.fu", src)
+	g, err := frontend.Parse("bench.fu", src)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/fuser-dev/fuser/frontend"
 	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/specs"
 )
@@ -59,7 +60,7 @@ func Small(name string) (*ir.Graph, error) {
 			return nil, fmt.Errorf("spec %s: replaced %d constants only", name, replaced)
 		}
 	}
-	return ir.Parse(file, src)
+	return frontend.Parse(file, src)
 }
 
 // attnLayer is a small layer around one attention of each variant: D=32, 4 query heads over 2 kv heads of 8, rope, a cache appended
@@ -129,5 +130,5 @@ func Attn(name string, subs []string) (*ir.Graph, error) {
 	for k, v := range s {
 		src = strings.ReplaceAll(src, "{{"+k+"}}", v)
 	}
-	return ir.Parse("attn_"+name+".fu", src)
+	return frontend.Parse("attn_"+name+".fu", src)
 }

@@ -7,11 +7,12 @@ import (
 	"strings"
 
 	"github.com/fuser-dev/fuser/codegen/nvrtc"
+	"github.com/fuser-dev/fuser/frontend"
 	"github.com/fuser-dev/fuser/gpu"
 	"github.com/fuser-dev/fuser/ir"
 )
 
-func parse(file, src string) (*ir.Graph, error) { return ir.Parse(file, src) }
+func parse(file, src string) (*ir.Graph, error) { return frontend.Parse(file, src) }
 
 func cutSuffix(s, suf string) (string, bool) { return strings.CutSuffix(s, suf) }
 

@@ -1,8 +1,9 @@
-package ir
+package frontend
 
 import (
 	"fmt"
 
+	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/parser"
 )
 
@@ -38,16 +39,16 @@ func (b *builder) layout(t *parser.TensorDecl) {
 		}
 	}
 	state := b.scope[t.Name].val
-	if s := state.Type.Shape; l.Name != "contiguous" && (len(s) != 5 || !isTwo(s[0])) {
+	if s := state.Type.Shape; l.Name != "contiguous" && (len(s) != 5 || !s[0].Equal(ir.Const(2))) {
 		b.errorf(l.Pos, "a paged or ragged KV cache is declared with its logical shape [2, B, G, T, Dh]: K and V, batch, kv heads, tokens, head dim", "layout %s needs a state of shape [2, B, G, T, Dh], %s is %s", l.Name, t.Name, state.Type.Shape)
 		return
 	}
-	lay := &Layout{}
+	lay := &ir.Layout{}
 	switch l.Name {
 	case "contiguous":
 		return
 	case "paged":
-		lay.Kind = Paged
+		lay.Kind = ir.Paged
 		page, ok := b.intArg(args["page"])
 		if !ok {
 			return
@@ -57,24 +58,24 @@ func (b *builder) layout(t *parser.TensorDecl) {
 			return
 		}
 		lay.Page = int64(page)
-		if lay.Pages, ok = b.dimExpr(args["pages"].Value); !ok {
+		if lay.Pages, ok = b.sizeExpr(args["pages"].Value); !ok {
 			return
 		}
 		lay.Indices = b.layoutInput(args["indices"])
 		lay.Last = b.layoutInput(args["last"])
 	case "ragged":
-		lay.Kind = RaggedLayout
+		lay.Kind = ir.RaggedLayout
 	}
 	lay.Indptr = b.layoutInput(args["indptr"])
-	if lay.Indptr == nil || lay.Kind == Paged && (lay.Indices == nil || lay.Last == nil) {
+	if lay.Indptr == nil || lay.Kind == ir.Paged && (lay.Indices == nil || lay.Last == nil) {
 		return
 	}
 	state.Def.Attr.Layout = lay
-	lensArgs := []*Value{lay.Indptr}
-	if lay.Kind == Paged {
+	lensArgs := []*ir.Value{lay.Indptr}
+	if lay.Kind == ir.Paged {
 		lensArgs = append(lensArgs, lay.Last)
 	}
-	lens := b.apply1(OpSeqLens, l.Pos, Attr{Num: float64(lay.Page)}, lensArgs...)
+	lens := b.apply1(ir.OpSeqLens, l.Pos, ir.Attr{Num: float64(lay.Page)}, lensArgs...)
 	if lens == nil {
 		return
 	}
@@ -82,11 +83,11 @@ func (b *builder) layout(t *parser.TensorDecl) {
 		b.errorf(l.Pos, "indptr has one entry more than the batch", "layout describes %s sequences, the cache has batch %s", lens.Type.Shape[0], s[1])
 		return
 	}
-	state.Ragged = &Ragged{Axis: 3, Batch: 1, Lens: lens}
+	state.Ragged = &ir.Ragged{Axis: 3, Batch: 1, Lens: lens}
 }
 
 // layoutInput resolves a layout argument naming an i32 input.
-func (b *builder) layoutInput(a *parser.Arg) *Value {
+func (b *builder) layoutInput(a *parser.Arg) *ir.Value {
 	name := ""
 	if c := soleCall(a.Value); c != nil && !c.HasArgs {
 		name = c.Name
@@ -96,7 +97,7 @@ func (b *builder) layoutInput(a *parser.Arg) *Value {
 		b.errorf(a.Pos, "declare it: input "+name+" : i32[...]", "layout argument %s= must name a declared input", a.Name)
 		return nil
 	}
-	if bd.val.Type.DType != I32 || len(bd.val.Type.Shape) != 1 {
+	if bd.val.Type.DType != ir.I32 || len(bd.val.Type.Shape) != 1 {
 		b.errorf(a.Pos, "", "layout argument %s= must be a 1-D i32 input, %s is %s", a.Name, name, bd.val.Type)
 		return nil
 	}

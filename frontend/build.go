@@ -1,4 +1,8 @@
-package ir
+// Package frontend lowers a parsed spec (package parser's AST) to an
+// ir.Graph: it resolves names, folds constants, evaluates shapes, inlines
+// user functions and types every node, reporting every error of the file
+// at once, positioned, with a hint.
+package frontend
 
 import (
 	"fmt"
@@ -8,14 +12,15 @@ import (
 	"github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/fuser-dev/fuser/diag"
+	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/parser"
 )
 
 // Build turns a parsed spec into a typed graph. It reports every semantic
 // error of the file at once as a diag.List.
-func Build(f *parser.File) (*Graph, error) {
+func Build(f *parser.File) (*ir.Graph, error) {
 	b := &builder{
-		g:       &Graph{Name: f.Name, Consts: map[string]float64{}},
+		g:       &ir.Graph{Name: f.Name, Consts: map[string]float64{}},
 		dims:    map[string]bool{},
 		consts:  map[string]number{},
 		fns:     map[string]*parser.FnDecl{},
@@ -38,7 +43,7 @@ func Build(f *parser.File) (*Graph, error) {
 }
 
 type builder struct {
-	g       *Graph
+	g       *ir.Graph
 	errs    diag.List
 	dims    map[string]bool
 	consts  map[string]number
@@ -58,9 +63,9 @@ type binding struct {
 	name string
 	kind string // input, param, state, output or value
 	pos  diag.Pos
-	val  *Value
+	val  *ir.Value
 	used bool
-	decl Type // declared type of an output
+	decl ir.Type // declared type of an output
 }
 
 type frame struct {
@@ -68,15 +73,9 @@ type frame struct {
 	params map[string]operand
 }
 
-// number is a compile-time constant.
-type number struct {
-	v     float64
-	isInt bool
-}
-
 // operand is the result of an expression: a tensor or a number.
 type operand struct {
-	val *Value
+	val *ir.Value
 	num *number
 }
 
@@ -158,11 +157,11 @@ func (b *builder) declare(f *parser.File) {
 // spec declares them. Node and value ids are renumbered to follow the new
 // order; only leaves exist yet, unless a const expression failed.
 func (b *builder) orderLeaves() {
-	rank := func(n *Node) int {
+	rank := func(n *ir.Node) int {
 		switch n.Op {
-		case OpInput, OpParam:
+		case ir.OpInput, ir.OpParam:
 			return 0
-		case OpState:
+		case ir.OpState:
 			return 1
 		}
 		return 2
@@ -174,7 +173,7 @@ func (b *builder) orderLeaves() {
 		}
 	}
 	slices.Sort(ids)
-	slices.SortStableFunc(b.g.Nodes, func(x, y *Node) int { return rank(x) - rank(y) })
+	slices.SortStableFunc(b.g.Nodes, func(x, y *ir.Node) int { return rank(x) - rank(y) })
 	i := 0
 	for j, n := range b.g.Nodes {
 		n.ID = j + 1
@@ -202,71 +201,87 @@ func (b *builder) declareTensor(t *parser.TensorDecl) bool {
 		b.outputs[t.Name] = &binding{name: t.Name, kind: "output", pos: pos(t.Pos), decl: typ}
 		return false
 	}
-	op := map[string]Op{"input": OpInput, "param": OpParam, "state": OpState}[t.Kind]
-	if t.Layout != nil && op != OpState {
+	op := map[string]ir.Op{"input": ir.OpInput, "param": ir.OpParam, "state": ir.OpState}[t.Kind]
+	if t.Layout != nil && op != ir.OpState {
 		b.errorf(t.Layout.Pos, "", "only a state can have a layout")
 	}
 	n := b.node(op, pos(t.Pos))
-	v := b.g.newValue(n, typ)
+	v := b.g.NewValue(n, typ)
 	v.Name = t.Name
 	switch op {
-	case OpInput:
+	case ir.OpInput:
 		b.g.Inputs = append(b.g.Inputs, v)
-	case OpParam:
+	case ir.OpParam:
 		b.g.Params = append(b.g.Params, v)
-	case OpState:
+	case ir.OpState:
 		b.g.States = append(b.g.States, v)
 	}
 	bd := &binding{name: t.Name, kind: t.Kind, pos: pos(t.Pos), val: v}
 	b.scope[t.Name] = bd
 	b.order = append(b.order, bd)
-	return op == OpState
+	return op == ir.OpState
 }
 
 // typeOf checks a declared type.
-func (b *builder) typeOf(t *parser.Type) (Type, bool) {
-	dt := ParseDType(t.DType)
+func (b *builder) typeOf(t *parser.Type) (ir.Type, bool) {
+	dt := ir.ParseDType(t.DType)
 	ok := true
-	if dt == Invalid {
+	if dt == ir.Invalid {
 		b.errorf(t.Pos, "dtypes are bf16, f16, f32, fp8e4m3 and i32", "unknown dtype %q", t.DType)
 		ok = false
 	}
-	shape := make(Shape, len(t.Shape))
+	shape := make(ir.Shape, len(t.Shape))
 	for i, e := range t.Shape {
-		d, dok := b.dimExpr(e)
+		d, dok := b.sizeExpr(e)
 		ok = ok && dok
 		shape[i] = d
 	}
-	return Type{DType: dt, Shape: shape}, ok
+	typ := ir.Type{DType: dt, Shape: shape}
+	return typ, ok && b.checkBytes(t.Pos, typ)
+}
+
+// checkBytes reports at p a type whose byte count overflows int64 for
+// every binding of the dims.
+func (b *builder) checkBytes(p lexer.Position, t ir.Type) bool {
+	if _, err := t.Bytes(); err != nil {
+		b.errorf(p, "its byte count must fit in int64: no device holds it", "%s takes more bytes than int64 counts", t)
+		return false
+	}
+	return true
 }
 
 // node appends a node to the graph.
-func (b *builder) node(op Op, p diag.Pos, args ...*Value) *Node {
-	n := &Node{ID: len(b.g.Nodes) + 1, Op: op, Args: args, Pos: p}
+func (b *builder) node(op ir.Op, p diag.Pos, args ...*ir.Value) *ir.Node {
+	n := &ir.Node{ID: len(b.g.Nodes) + 1, Op: op, Args: args, Pos: p}
 	b.g.Nodes = append(b.g.Nodes, n)
 	return n
 }
 
 // apply adds a node and types it; it reports a type error at p and returns
 // nil outputs on failure.
-func (b *builder) apply(op Op, p lexer.Position, attr Attr, args ...*Value) []*Value {
-	n := &Node{Op: op, Args: args, Pos: pos(p), Attr: attr}
-	res, err := Infer(n)
+func (b *builder) apply(op ir.Op, p lexer.Position, attr ir.Attr, args ...*ir.Value) []*ir.Value {
+	n := &ir.Node{Op: op, Args: args, Pos: pos(p), Attr: attr}
+	res, err := ir.Infer(n)
 	if err != nil {
 		b.errorf(p, err.Hint, "%s", err.Msg)
 		return nil
 	}
+	for _, r := range res {
+		if !b.checkBytes(p, r.Type) {
+			return nil
+		}
+	}
 	n.ID = len(b.g.Nodes) + 1
 	b.g.Nodes = append(b.g.Nodes, n)
 	for _, r := range res {
-		v := b.g.newValue(n, r.Type)
+		v := b.g.NewValue(n, r.Type)
 		v.Ragged = r.Ragged
 	}
 	return n.Outs
 }
 
 // apply1 is apply for single-output ops.
-func (b *builder) apply1(op Op, p lexer.Position, attr Attr, args ...*Value) *Value {
+func (b *builder) apply1(op ir.Op, p lexer.Position, attr ir.Attr, args ...*ir.Value) *ir.Value {
 	outs := b.apply(op, p, attr, args...)
 	if outs == nil {
 		return nil
@@ -283,7 +298,7 @@ func (b *builder) bind(f *parser.File) {
 		bd := s.Binding
 		vals := b.exprMulti(bd.Value, len(bd.Names))
 		for i, n := range bd.Names {
-			var v *Value
+			var v *ir.Value
 			if vals != nil {
 				v = vals[i]
 			}
@@ -307,7 +322,7 @@ func (b *builder) bind(f *parser.File) {
 }
 
 // assign binds one name; v is nil when its expression had errors.
-func (b *builder) assign(n *parser.Name, v *Value) {
+func (b *builder) assign(n *parser.Name, v *ir.Value) {
 	if _, isConst := b.consts[n.Name]; isConst || b.dims[n.Name] || b.fns[n.Name] != nil {
 		b.errorf(n.Pos, "choose another name", "%s is a dim, const or fn and cannot be rebound", n.Name)
 		return
@@ -325,6 +340,13 @@ func (b *builder) assign(n *parser.Name, v *Value) {
 			b.errorf(n.Pos, fmt.Sprintf("output %s is declared %s", n.Name, o.decl), "output %s gets a value of type %s", n.Name, v.Type)
 			return
 		}
+		if v.Def.Op.IsLeaf() || b.isOutput(v) {
+			// A value named already (y = x, or y = z of another output z)
+			// gets a copy of its own, which carries the output's name.
+			if v = b.apply1(ir.OpCast, n.Pos, ir.Attr{To: v.Type.DType}, v); v == nil {
+				return
+			}
+		}
 		o.val, o.pos = v, pos(n.Pos)
 		v.Name = n.Name
 		return
@@ -341,6 +363,16 @@ func (b *builder) assign(n *parser.Name, v *Value) {
 	bd := &binding{name: n.Name, kind: "value", pos: pos(n.Pos), val: v}
 	b.scope[n.Name] = bd
 	b.order = append(b.order, bd)
+}
+
+// isOutput reports whether v is already an output's value.
+func (b *builder) isOutput(v *ir.Value) bool {
+	for _, o := range b.outputs {
+		if o.val == v {
+			return true
+		}
+	}
+	return false
 }
 
 func (b *builder) checkUnused() {
@@ -384,7 +416,7 @@ var foldUnary = map[string]func(float64) float64{
 
 // Parse parses and builds a spec: the front end in one call. Errors are a
 // diag.List; render them with the source for users.
-func Parse(filename, src string) (*Graph, error) {
+func Parse(filename, src string) (*ir.Graph, error) {
 	f, err := parser.Parse(filename, src)
 	if err != nil {
 		return nil, err

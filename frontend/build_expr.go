@@ -1,18 +1,21 @@
-package ir
+package frontend
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/alecthomas/participle/v2/lexer"
 
+	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/parser"
 )
 
 // exprMulti evaluates the right side of a binding of want names.
-func (b *builder) exprMulti(e *parser.Expr, want int) []*Value {
+func (b *builder) exprMulti(e *parser.Expr, want int) []*ir.Value {
 	if c := soleCall(e); c != nil && c.HasArgs && builtins[c.Name] != nil && builtins[c.Name].multi {
 		outs, ok := b.call(c)
 		if !ok {
@@ -22,7 +25,7 @@ func (b *builder) exprMulti(e *parser.Expr, want int) []*Value {
 			b.errorf(c.Pos, fmt.Sprintf("bind each result: %s", namesHint(len(outs))), "%s returns %d values, bound to %d names", c.Name, len(outs), want)
 			return nil
 		}
-		vals := make([]*Value, len(outs))
+		vals := make([]*ir.Value, len(outs))
 		for i, o := range outs {
 			vals[i] = o.val
 		}
@@ -40,7 +43,7 @@ func (b *builder) exprMulti(e *parser.Expr, want int) []*Value {
 		b.errorf(e.Pos, "a binding names a tensor; use const for numbers", "a number cannot be bound to a name here")
 		return nil
 	}
-	return []*Value{op.val}
+	return []*ir.Value{op.val}
 }
 
 func namesHint(n int) string {
@@ -94,9 +97,14 @@ func (b *builder) unary(u *parser.Unary) (operand, bool) {
 			return x, false
 		}
 		if x.num != nil {
-			return operand{num: &number{v: -x.num.v, isInt: x.num.isInt}}, true
+			n, err := negate(*x.num)
+			if err != nil {
+				b.errorf(u.Pos, err.Hint, "%s", err.Msg)
+				return operand{}, false
+			}
+			return operand{num: &n}, true
 		}
-		v := b.apply1(OpNeg, u.Pos, Attr{}, x.val)
+		v := b.apply1(ir.OpNeg, u.Pos, ir.Attr{}, x.val)
 		return operand{val: v}, v != nil
 	}
 	return b.primary(u.Primary)
@@ -105,13 +113,17 @@ func (b *builder) unary(u *parser.Unary) (operand, bool) {
 func (b *builder) primary(p *parser.Primary) (operand, bool) {
 	switch {
 	case p.Number != nil:
+		if i, err := strconv.ParseInt(*p.Number, 10, 64); err == nil {
+			n := intNumber(i)
+			return operand{num: &n}, true
+		}
 		v, err := strconv.ParseFloat(*p.Number, 64)
 		if err != nil || math.IsInf(v, 0) {
-			b.errorf(p.Pos, "", "number %s is out of range", *p.Number)
+			b.errorf(p.Pos, hintFinite, "number %s is out of range", *p.Number)
 			return operand{}, false
 		}
-		_, ierr := strconv.ParseInt(*p.Number, 10, 64)
-		return operand{num: &number{v: v, isInt: ierr == nil}}, true
+		n := floatNumber(v)
+		return operand{num: &n}, true
 	case p.Paren != nil:
 		return b.expr(p.Paren)
 	case p.List != nil:
@@ -217,7 +229,7 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-var binaryOps = map[string]Op{"+": OpAdd, "-": OpSub, "*": OpMul, "/": OpDiv, "@": OpMatmul}
+var binaryOps = map[string]ir.Op{"+": ir.OpAdd, "-": ir.OpSub, "*": ir.OpMul, "/": ir.OpDiv, "@": ir.OpMatmul}
 
 // binary applies an infix operator, folding numbers and turning a number
 // operand into a scalar constant of the tensor's dtype.
@@ -227,65 +239,84 @@ func (b *builder) binary(sym string, p lexer.Position, l, r operand) (operand, b
 			b.errorf(p, "", "@ needs two tensors")
 			return operand{}, false
 		}
-		return foldBinary(sym, *l.num, *r.num), true
+		n, err := foldBinary(sym, *l.num, *r.num)
+		if err != nil {
+			b.errorf(p, err.Hint, "%s", err.Msg)
+			return operand{}, false
+		}
+		return operand{num: &n}, true
 	}
 	op := binaryOps[sym]
-	if op == OpMatmul && (l.num != nil || r.num != nil) {
+	if op == ir.OpMatmul && (l.num != nil || r.num != nil) {
 		b.errorf(p, "use * to scale a tensor", "@ needs two tensors, got a number")
 		return operand{}, false
 	}
 	lv, rv := b.tensorOf(l, r, p), b.tensorOf(r, l, p)
-	v := b.apply1(op, p, Attr{}, lv, rv)
+	v := b.apply1(op, p, ir.Attr{}, lv, rv)
 	return operand{val: v}, v != nil
 }
 
 // tensorOf returns x's tensor, or a scalar constant of like's dtype when x is
 // a number.
-func (b *builder) tensorOf(x, like operand, p lexer.Position) *Value {
+func (b *builder) tensorOf(x, like operand, p lexer.Position) *ir.Value {
 	if x.val != nil {
 		return x.val
 	}
 	return b.scalar(x.num.v, like.val.Type.DType, p)
 }
 
-func (b *builder) scalar(v float64, dt DType, p lexer.Position) *Value {
-	return b.apply1(OpConst, p, Attr{Num: v, To: dt})
+func (b *builder) scalar(v float64, dt ir.DType, p lexer.Position) *ir.Value {
+	return b.apply1(ir.OpConst, p, ir.Attr{Num: v, To: dt})
 }
 
-func foldBinary(sym string, l, r number) operand {
-	var v float64
-	isInt := l.isInt && r.isInt
-	switch sym {
-	case "+":
-		v = l.v + r.v
-	case "-":
-		v = l.v - r.v
-	case "*":
-		v = l.v * r.v
-	case "/":
-		v = l.v / r.v
-		isInt = isInt && r.v != 0 && math.Mod(l.v, r.v) == 0
+// sizeExpr evaluates a shape expression that counts elements (a declared
+// extent, a reshape extent, a split size): one that no binding of the dims
+// makes positive is an error.
+func (b *builder) sizeExpr(e *parser.Expr) (ir.Dim, bool) {
+	d, ok := b.dimExpr(e)
+	if !ok {
+		return ir.Dim{}, false
 	}
-	return operand{num: &number{v: v, isInt: isInt}}
+	for _, c := range d.Terms() {
+		if c > 0 {
+			return d, true
+		}
+	}
+	b.errorf(e.Pos, "a size counts elements: it must be at least 1", "size %s is never positive", d)
+	return ir.Dim{}, false
 }
 
 // dimExpr evaluates a shape expression: integers, integer consts and dims
 // combined with + - * and exact /.
-func (b *builder) dimExpr(e *parser.Expr) (Dim, bool) {
+func (b *builder) dimExpr(e *parser.Expr) (ir.Dim, bool) {
 	d, ok := b.dimTerm(e.Left)
 	for _, op := range e.Ops {
 		r, rok := b.dimTerm(op.Right)
 		ok = ok && rok
-		if op.Op == "+" {
-			d = d.Add(r)
-		} else {
-			d = d.Sub(r)
+		if !ok {
+			continue
 		}
+		var err error
+		if op.Op == "+" {
+			d, err = d.AddChecked(r)
+		} else {
+			d, err = d.SubChecked(r)
+		}
+		ok = b.dimChecked(err, op.Pos, d, op.Op, r)
 	}
 	return d, ok
 }
 
-func (b *builder) dimTerm(t *parser.Term) (Dim, bool) {
+// dimChecked reports an overflow of l sym r in a shape at p; false when
+// there was one.
+func (b *builder) dimChecked(err error, p lexer.Position, l ir.Dim, sym string, r ir.Dim) bool {
+	if err != nil {
+		b.errorf(p, hintInt64, "shape arithmetic %s %s %s overflows int64", l, sym, r)
+	}
+	return err == nil
+}
+
+func (b *builder) dimTerm(t *parser.Term) (ir.Dim, bool) {
 	d, ok := b.dimUnary(t.Left)
 	for _, op := range t.Ops {
 		r, rok := b.dimUnary(op.Right)
@@ -295,63 +326,75 @@ func (b *builder) dimTerm(t *parser.Term) (Dim, bool) {
 		}
 		switch op.Op {
 		case "*":
-			d = d.Mul(r)
+			p, err := d.MulChecked(r)
+			if !b.dimChecked(err, op.Pos, d, "*", r) {
+				return ir.Dim{}, false
+			}
+			d = p
 		case "/":
 			q, exact := d.DivExact(r)
 			if !exact {
 				b.errorf(op.Pos, "shapes must divide exactly for every binding of the dims", "%s / %s is not an exact division", d, r)
-				return Dim{}, false
+				return ir.Dim{}, false
 			}
 			d = q
 		default:
 			b.errorf(op.Pos, "", "%s is not allowed in a shape", op.Op)
-			return Dim{}, false
+			return ir.Dim{}, false
 		}
 	}
 	return d, ok
 }
 
-func (b *builder) dimUnary(u *parser.Unary) (Dim, bool) {
+func (b *builder) dimUnary(u *parser.Unary) (ir.Dim, bool) {
 	if u.Neg != nil {
 		d, ok := b.dimUnary(u.Neg)
-		return Const(0).Sub(d), ok
+		if !ok {
+			return ir.Dim{}, false
+		}
+		n, err := ir.Const(0).SubChecked(d)
+		return n, b.dimChecked(err, u.Pos, ir.Const(0), "-", d)
 	}
 	p := u.Primary
 	switch {
 	case p.Number != nil:
 		v, err := strconv.ParseInt(*p.Number, 10, 64)
+		if errors.Is(err, strconv.ErrRange) && !strings.ContainsAny(*p.Number, ".eE") {
+			b.errorf(p.Pos, hintInt64, "shape extent %s overflows int64", *p.Number)
+			return ir.Dim{}, false
+		}
 		if err != nil {
 			b.errorf(p.Pos, "", "shape extent %s is not an integer", *p.Number)
-			return Dim{}, false
+			return ir.Dim{}, false
 		}
-		return Const(v), true
+		return ir.Const(v), true
 	case p.Paren != nil:
 		return b.dimExpr(p.Paren)
 	case p.Call != nil && !p.Call.HasArgs:
 		name := p.Call.Name
 		if b.bad[name] {
-			return Dim{}, false
+			return ir.Dim{}, false
 		}
 		if b.dims[name] {
-			return Sym(name), true
+			return ir.Sym(name), true
 		}
 		if c, ok := b.consts[name]; ok {
 			if !c.isInt {
 				b.errorf(p.Pos, "shape extents are integers", "const %s = %g is not an integer", name, c.v)
-				return Dim{}, false
+				return ir.Dim{}, false
 			}
-			return Const(int64(c.v)), true
+			return ir.Const(c.i), true
 		}
 		if len(b.frames) > 0 {
 			if op, ok := b.frames[len(b.frames)-1].params[name]; ok && op.num != nil && op.num.isInt {
-				return Const(int64(op.num.v)), true
+				return ir.Const(op.num.i), true
 			}
 		}
 		b.errorf(p.Pos, joinHint(b.suggest(name), "shapes use dims and integer consts"), "unknown dim or const %s", name)
-		return Dim{}, false
+		return ir.Dim{}, false
 	}
 	b.errorf(p.Pos, "shapes use dims, integer consts, + - * / and parentheses", "not a shape expression")
-	return Dim{}, false
+	return ir.Dim{}, false
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -1,4 +1,4 @@
-package ir_test
+package frontend_test
 
 import (
 	"os"
@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/fuser-dev/fuser/diag"
+	"github.com/fuser-dev/fuser/frontend"
 	"github.com/fuser-dev/fuser/internal/golden"
-	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/specs"
 )
 
@@ -21,7 +21,7 @@ func TestBuildSpecs(t *testing.T) {
 	for _, name := range specs.Names() {
 		t.Run(name, func(t *testing.T) {
 			file, src, _ := specs.Source(name)
-			g, err := ir.Parse(file, src)
+			g, err := frontend.Parse(file, src)
 			if err != nil {
 				t.Fatalf("build: %v", err)
 			}
@@ -51,7 +51,7 @@ func TestMalformed(t *testing.T) {
 				t.Fatal(err)
 			}
 			src := string(b)
-			_, err = ir.Parse(name+".fu", src)
+			_, err = frontend.Parse(name+".fu", src)
 			if err == nil {
 				t.Fatal("no error reported")
 			}

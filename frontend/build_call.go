@@ -1,10 +1,10 @@
-package ir
+package frontend
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
+	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/parser"
 )
 
@@ -33,11 +33,11 @@ var builtins map[string]*builtin
 
 func init() {
 	builtins = map[string]*builtin{
-		"max":       {args: 2, optional: 1, kw: []string{"axis"}, build: buildMaxMin(OpMax, OpReduceMax)},
-		"min":       {args: 2, optional: 1, kw: []string{"axis"}, build: buildMaxMin(OpMin, -1)},
-		"sum":       {args: 1, kw: []string{"axis"}, build: buildReduce(OpSum)},
-		"mean":      {args: 1, kw: []string{"axis"}, build: buildReduce(OpMean)},
-		"softmax":   {args: 1, kw: []string{"axis"}, build: buildReduce(OpSoftmax)},
+		"max":       {args: 2, optional: 1, kw: []string{"axis"}, build: buildMaxMin(ir.OpMax, ir.OpReduceMax)},
+		"min":       {args: 2, optional: 1, kw: []string{"axis"}, build: buildMaxMin(ir.OpMin, -1)},
+		"sum":       {args: 1, kw: []string{"axis"}, build: buildReduce(ir.OpSum)},
+		"mean":      {args: 1, kw: []string{"axis"}, build: buildReduce(ir.OpMean)},
+		"softmax":   {args: 1, kw: []string{"axis"}, build: buildReduce(ir.OpSoftmax)},
 		"cast":      {args: 2, build: buildCast},
 		"causal":    {args: 1, build: buildCausal},
 		"window":    {args: 2, build: buildWindow},
@@ -52,7 +52,7 @@ func init() {
 		"slice":     {args: 3, kw: []string{"axis"}, build: buildSlice},
 		"append":    {args: 3, multi: true, build: buildAppend},
 	}
-	for name, op := range map[string]Op{"exp": OpExp, "log": OpLog, "sqrt": OpSqrt, "rsqrt": OpRsqrt, "tanh": OpTanh, "silu": OpSilu, "gelu": OpGelu, "sigmoid": OpSigmoid} {
+	for name, op := range map[string]ir.Op{"exp": ir.OpExp, "log": ir.OpLog, "sqrt": ir.OpSqrt, "rsqrt": ir.OpRsqrt, "tanh": ir.OpTanh, "silu": ir.OpSilu, "gelu": ir.OpGelu, "sigmoid": ir.OpSigmoid} {
 		builtins[name] = &builtin{args: 1, build: buildUnary(name, op)}
 	}
 }
@@ -149,7 +149,7 @@ func contains(list []string, s string) bool {
 }
 
 // tensorArg evaluates an argument that must be a tensor.
-func (b *builder) tensorArg(a *parser.Arg) (*Value, bool) {
+func (b *builder) tensorArg(a *parser.Arg) (*ir.Value, bool) {
 	op, ok := b.expr(a.Value)
 	if !ok {
 		return nil, false
@@ -180,11 +180,11 @@ func (b *builder) intArg(a *parser.Arg) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	if !n.isInt || math.Abs(n.v) > 1<<30 {
-		b.errorf(a.Pos, "", "expected an integer, got %g", n.v)
+	if !n.isInt || n.i > 1<<30 || n.i < -1<<30 {
+		b.errorf(a.Pos, "", "expected an integer, got %s", n)
 		return 0, false
 	}
-	return int(n.v), true
+	return int(n.i), true
 }
 
 // axisArg reads the axis keyword (default -1) and makes it non-negative.
@@ -220,37 +220,43 @@ func (b *builder) listArg(a *parser.Arg) ([]*parser.Expr, bool) {
 	return nil, false
 }
 
-// dimListArg evaluates a list of shape expressions.
-func (b *builder) dimListArg(a *parser.Arg) ([]Dim, bool) {
+// sizeListArg evaluates a list of sizes (see sizeExpr).
+func (b *builder) sizeListArg(a *parser.Arg) ([]ir.Dim, bool) {
 	items, ok := b.listArg(a)
 	if !ok {
 		return nil, false
 	}
-	out := make([]Dim, len(items))
+	out := make([]ir.Dim, len(items))
 	for i, it := range items {
-		d, dok := b.dimExpr(it)
+		d, dok := b.sizeExpr(it)
 		ok = ok && dok
 		out[i] = d
 	}
 	return out, ok
 }
 
-func single(v *Value) ([]operand, bool) { return []operand{{val: v}}, v != nil }
+func single(v *ir.Value) ([]operand, bool) { return []operand{{val: v}}, v != nil }
 
-func buildUnary(name string, op Op) func(*builder, *call) ([]operand, bool) {
+func buildUnary(name string, op ir.Op) func(*builder, *call) ([]operand, bool) {
 	return func(b *builder, c *call) ([]operand, bool) {
 		x, ok := b.expr(c.pos[0].Value)
 		if !ok {
 			return nil, false
 		}
 		if x.num != nil {
-			return []operand{{num: &number{v: foldUnary[name](x.num.v)}}}, true
+			v := foldUnary[name](x.num.v)
+			n, err := checkFinite(v, hintFinite, "%s(%s) is %g", name, *x.num, v)
+			if err != nil {
+				b.errorf(c.Pos, err.Hint, "%s", err.Msg)
+				return nil, false
+			}
+			return []operand{{num: &n}}, true
 		}
-		return single(b.apply1(op, c.Pos, Attr{}, x.val))
+		return single(b.apply1(op, c.Pos, ir.Attr{}, x.val))
 	}
 }
 
-func buildMaxMin(elem, reduce Op) func(*builder, *call) ([]operand, bool) {
+func buildMaxMin(elem, reduce ir.Op) func(*builder, *call) ([]operand, bool) {
 	return func(b *builder, c *call) ([]operand, bool) {
 		if len(c.pos) == 1 {
 			if reduce < 0 {
@@ -269,17 +275,17 @@ func buildMaxMin(elem, reduce Op) func(*builder, *call) ([]operand, bool) {
 			return nil, false
 		}
 		if l.num != nil && r.num != nil {
-			v := math.Max(l.num.v, r.num.v)
-			if elem == OpMin {
-				v = math.Min(l.num.v, r.num.v)
+			n := *l.num
+			if (elem == ir.OpMax) == (r.num.v > n.v) {
+				n = *r.num
 			}
-			return []operand{{num: &number{v: v, isInt: l.num.isInt && r.num.isInt}}}, true
+			return []operand{{num: &n}}, true
 		}
-		return single(b.apply1(elem, c.Pos, Attr{}, b.tensorOf(l, r, c.Pos), b.tensorOf(r, l, c.Pos)))
+		return single(b.apply1(elem, c.Pos, ir.Attr{}, b.tensorOf(l, r, c.Pos), b.tensorOf(r, l, c.Pos)))
 	}
 }
 
-func buildReduce(op Op) func(*builder, *call) ([]operand, bool) {
+func buildReduce(op ir.Op) func(*builder, *call) ([]operand, bool) {
 	return func(b *builder, c *call) ([]operand, bool) {
 		x, ok := b.tensorArg(c.pos[0])
 		if !ok {
@@ -289,7 +295,7 @@ func buildReduce(op Op) func(*builder, *call) ([]operand, bool) {
 		if !ok {
 			return nil, false
 		}
-		return single(b.apply1(op, c.Pos, Attr{Axis: ax}, x))
+		return single(b.apply1(op, c.Pos, ir.Attr{Axis: ax}, x))
 	}
 }
 
@@ -302,12 +308,12 @@ func buildCast(b *builder, c *call) ([]operand, bool) {
 	if cl := soleCall(c.pos[1].Value); cl != nil && !cl.HasArgs {
 		name = cl.Name
 	}
-	dt := ParseDType(name)
-	if dt == Invalid {
+	dt := ir.ParseDType(name)
+	if dt == ir.Invalid {
 		b.errorf(c.pos[1].Pos, "dtypes are bf16, f16, f32, fp8e4m3 and i32", "cast needs a dtype as its second argument")
 		return nil, false
 	}
-	return single(b.apply1(OpCast, c.Pos, Attr{To: dt}, x))
+	return single(b.apply1(ir.OpCast, c.Pos, ir.Attr{To: dt}, x))
 }
 
 func buildCausal(b *builder, c *call) ([]operand, bool) {
@@ -315,7 +321,7 @@ func buildCausal(b *builder, c *call) ([]operand, bool) {
 	if !ok {
 		return nil, false
 	}
-	return single(b.apply1(OpCausal, c.Pos, Attr{}, x))
+	return single(b.apply1(ir.OpCausal, c.Pos, ir.Attr{}, x))
 }
 
 func buildWindow(b *builder, c *call) ([]operand, bool) {
@@ -328,7 +334,7 @@ func buildWindow(b *builder, c *call) ([]operand, bool) {
 		b.errorf(c.pos[1].Pos, "", "window size must be positive, got %d", w)
 		return nil, false
 	}
-	return single(b.apply1(OpWindow, c.Pos, Attr{W: Const(int64(w))}, x))
+	return single(b.apply1(ir.OpWindow, c.Pos, ir.Attr{W: ir.Const(int64(w))}, x))
 }
 
 func buildTopK(b *builder, c *call) ([]operand, bool) {
@@ -337,7 +343,7 @@ func buildTopK(b *builder, c *call) ([]operand, bool) {
 	if !ok || !kok {
 		return nil, false
 	}
-	return single(b.apply1(OpTopK, c.Pos, Attr{K: k, Axis: len(x.Type.Shape) - 1}, x))
+	return single(b.apply1(ir.OpTopK, c.Pos, ir.Attr{K: k, Axis: len(x.Type.Shape) - 1}, x))
 }
 
 func buildSoftcap(b *builder, c *call) ([]operand, bool) {
@@ -350,13 +356,13 @@ func buildSoftcap(b *builder, c *call) ([]operand, bool) {
 		b.errorf(c.pos[1].Pos, "", "softcap needs a positive cap, got %g", cap.v)
 		return nil, false
 	}
-	return single(b.apply1(OpSoftcap, c.Pos, Attr{Num: cap.v}, x))
+	return single(b.apply1(ir.OpSoftcap, c.Pos, ir.Attr{Num: cap.v}, x))
 }
 
 func buildRope(b *builder, c *call) ([]operand, bool) {
 	x, ok := b.tensorArg(c.pos[0])
 	p, pok := b.tensorArg(c.pos[1])
-	theta := number{v: 10000}
+	theta := intNumber(10000)
 	tok := true
 	if a, has := c.kw["theta"]; has {
 		theta, tok = b.numArg(a)
@@ -364,7 +370,7 @@ func buildRope(b *builder, c *call) ([]operand, bool) {
 	if !ok || !pok || !tok {
 		return nil, false
 	}
-	return single(b.apply1(OpRope, c.Pos, Attr{Num: theta.v}, x, p))
+	return single(b.apply1(ir.OpRope, c.Pos, ir.Attr{Num: theta.v}, x, p))
 }
 
 func buildGather(b *builder, c *call) ([]operand, bool) {
@@ -373,16 +379,16 @@ func buildGather(b *builder, c *call) ([]operand, bool) {
 	if !ok || !iok {
 		return nil, false
 	}
-	return single(b.apply1(OpGather, c.Pos, Attr{}, t, ids))
+	return single(b.apply1(ir.OpGather, c.Pos, ir.Attr{}, t, ids))
 }
 
 func buildReshape(b *builder, c *call) ([]operand, bool) {
 	x, ok := b.tensorArg(c.pos[0])
-	shape, sok := b.dimListArg(c.pos[1])
+	shape, sok := b.sizeListArg(c.pos[1])
 	if !ok || !sok {
 		return nil, false
 	}
-	return single(b.apply1(OpReshape, c.Pos, Attr{Sizes: shape}, x))
+	return single(b.apply1(ir.OpReshape, c.Pos, ir.Attr{Sizes: shape}, x))
 }
 
 func buildTranspose(b *builder, c *call) ([]operand, bool) {
@@ -414,12 +420,12 @@ func buildTranspose(b *builder, c *call) ([]operand, bool) {
 		}
 		perm[rank-1], perm[rank-2] = rank-2, rank-1
 	}
-	return single(b.apply1(OpTranspose, c.Pos, Attr{Perm: perm}, x))
+	return single(b.apply1(ir.OpTranspose, c.Pos, ir.Attr{Perm: perm}, x))
 }
 
 func buildSplit(b *builder, c *call) ([]operand, bool) {
 	x, ok := b.tensorArg(c.pos[0])
-	sizes, sok := b.dimListArg(c.pos[1])
+	sizes, sok := b.sizeListArg(c.pos[1])
 	if !ok || !sok {
 		return nil, false
 	}
@@ -427,10 +433,10 @@ func buildSplit(b *builder, c *call) ([]operand, bool) {
 	if !ok {
 		return nil, false
 	}
-	return multiple(b.apply(OpSplit, c.Pos, Attr{Axis: ax, Sizes: sizes}, x))
+	return multiple(b.apply(ir.OpSplit, c.Pos, ir.Attr{Axis: ax, Sizes: sizes}, x))
 }
 
-func multiple(vs []*Value) ([]operand, bool) {
+func multiple(vs []*ir.Value) ([]operand, bool) {
 	if vs == nil {
 		return nil, false
 	}
@@ -442,7 +448,7 @@ func multiple(vs []*Value) ([]operand, bool) {
 }
 
 func buildConcat(b *builder, c *call) ([]operand, bool) {
-	var args []*Value
+	var args []*ir.Value
 	ok := true
 	for _, a := range c.pos {
 		v, vok := b.tensorArg(a)
@@ -456,7 +462,7 @@ func buildConcat(b *builder, c *call) ([]operand, bool) {
 	if !ok {
 		return nil, false
 	}
-	return single(b.apply1(OpConcat, c.Pos, Attr{Axis: ax}, args...))
+	return single(b.apply1(ir.OpConcat, c.Pos, ir.Attr{Axis: ax}, args...))
 }
 
 func buildSlice(b *builder, c *call) ([]operand, bool) {
@@ -470,7 +476,7 @@ func buildSlice(b *builder, c *call) ([]operand, bool) {
 	if !ok {
 		return nil, false
 	}
-	return single(b.apply1(OpSlice, c.Pos, Attr{Axis: ax, Start: start, End: end}, x))
+	return single(b.apply1(ir.OpSlice, c.Pos, ir.Attr{Axis: ax, Start: start, End: end}, x))
 }
 
 func buildAppend(b *builder, c *call) ([]operand, bool) {
@@ -483,7 +489,7 @@ func buildAppend(b *builder, c *call) ([]operand, bool) {
 	if r := kv.Ragged; r != nil && len(k.Type.Shape) == 4 {
 		// The page table counts this step's tokens: before the append the
 		// state holds S fewer.
-		kv.Ragged = &Ragged{Axis: r.Axis, Batch: r.Batch, Lens: r.Lens, Extra: r.Extra.Sub(k.Type.Shape[2])}
+		kv.Ragged = &ir.Ragged{Axis: r.Axis, Batch: r.Batch, Lens: r.Lens, Extra: r.Extra.Sub(k.Type.Shape[2])}
 	}
-	return multiple(b.apply(OpAppend, c.Pos, Attr{}, kv, k, v))
+	return multiple(b.apply(ir.OpAppend, c.Pos, ir.Attr{}, kv, k, v))
 }
