@@ -12,7 +12,7 @@ import (
 
 // The attention kernels: FlashAttention-2 prefill and split-KV
 // Flash-Decoding over mma.sync tensor cores, generic templates in the
-// module table flashLib (attention_flash_lib.go) instantiated per kernel
+// device library attention_flash.cuh (device/) instantiated per kernel
 // with a generated context type: the kernel's addressing (query rows, K and
 // V rows through contiguous, paged or ragged caches and a cascade's shared
 // prefix, output stores, sequence lengths) and its variant as FlexAttention
@@ -455,11 +455,7 @@ func (k *kgen) flashAttentionKernel() (*generated, error) {
 		}
 		nps = max(l.PrefixSplits, 1)
 	}
-	if k.tables == nil {
-		k.tables = map[string]string{}
-	}
-	k.tables[flashLibName] = flashLib
-	k.tables[bulkLibName] = bulkLib
+	libs := []string{libAttentionBulk, libAttentionFlash}
 	m.prefixPass = m.hasPrefixPass(l)
 	var helpers writer
 	if err := m.emitContext(&helpers, chunk, nps); err != nil {
@@ -475,7 +471,7 @@ func (k *kgen) flashAttentionKernel() (*generated, error) {
 		return []entry{{suffix, dec}}
 	}
 	if m.prefixPass {
-		k.tables[cascadeLibName] = cascadeLib
+		libs = append(libs, libAttentionCascade)
 		pass := ctx + fmt.Sprintf("  fz_att_prefix<%d, %d, %d, %d, %t>(c, %s);\n", m.dh, m.dp, k.nt, stages, m.bf, ws)
 		decEntries = func(suffix string) []entry {
 			return []entry{{suffix + prefixSuffix, pass}, {suffix, dec}}
@@ -489,6 +485,7 @@ func (k *kgen) flashAttentionKernel() (*generated, error) {
 		return out
 	}
 	gen := &generated{
+		libs:     libs,
 		helpers:  helpers.String(),
 		entries:  append(decEntries(""), entry{"_prefill", pre}),
 		variants: map[plan.Variant][]string{plan.VariantDecode: suffixes(decEntries("")), plan.VariantPrefill: {"_prefill"}},

@@ -35,7 +35,9 @@
 //   - Pointers must be 16-byte aligned for the vector paths to be taken;
 //     any alignment is correct.
 //
-// Identical kernel bodies (same code up to parameter names) are emitted
-// once; each kernel's entries call the shared body. Kernel.Hash is the
-// body's content hash.
+// The generic device code is CUDA under device/ (*.cuh), embedded and
+// pasted into the module in the order device.go lists; the generators
+// write per-kernel code and instantiate its templates. Identical kernel
+// bodies (same code up to parameter names) are emitted once; each kernel's
+// entries call the shared body. Kernel.Hash is the body's content hash.
 package cuda

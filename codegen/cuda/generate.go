@@ -55,6 +55,9 @@ type entry struct {
 
 // generated is what a strategy's generator returns.
 type generated struct {
+	// libs are the device libraries (device.go) the helpers and entries
+	// use, emitted before them.
+	libs []string
 	// helpers are device functions the entries call, emitted before them.
 	helpers string
 	entries []entry
@@ -70,9 +73,11 @@ type generated struct {
 // kernel's launch asks for (plan.Launch.WorkspaceFloats).
 func Generate(p *plan.Plan) (*Module, error) {
 	var src strings.Builder
-	src.WriteString(prelude)
-	src.WriteString(preludeRow)
-	src.WriteString(preludeAttention)
+	src.WriteString(moduleHeader)
+	held := map[string]bool{}
+	if err := writeLibraries(&src, nil, held); err != nil {
+		return nil, err
+	}
 	m := &Module{}
 	emitted := map[string]bool{}
 	tables := map[string]bool{}
@@ -90,6 +95,9 @@ func Generate(p *plan.Plan) (*Module, error) {
 		}
 		sum := sha256.Sum256([]byte(fmt.Sprintf("block=%d\n%s", k.nt, bodies.String())))
 		hash := hex.EncodeToString(sum[:8])
+		if err := writeLibraries(&src, gen.libs, held); err != nil {
+			return nil, fmt.Errorf("kernel %s: %w", pk.Name, err)
+		}
 		for _, name := range sortedKeys(k.tables) {
 			if !tables[name] {
 				tables[name] = true

@@ -10,9 +10,12 @@ import (
 )
 
 // TestGenerateAll generates the module of every spec, fused and unfused,
-// at every test binding: it must succeed, include no header, and define
-// every entry of every kernel once.
+// at every test binding: it must succeed, include no header, hold the
+// device libraries in the listed order (every library in some module), and
+// define every entry of every kernel once.
 func TestGenerateAll(t *testing.T) {
+	held := map[string]bool{}
+	defer allLibrariesHeld(t, held)
 	for _, c := range testConfigs(t) {
 		m, err := Generate(c.plan_)
 		if err != nil {
@@ -22,6 +25,7 @@ func TestGenerateAll(t *testing.T) {
 		if strings.Contains(m.Source, "#include") {
 			t.Errorf("%s: the source includes a header", c)
 		}
+		checkLibraries(t, c.String(), m.Source, held)
 		if len(m.Kernels) != len(c.plan_.Kernels) {
 			t.Errorf("%s: %d kernels for %d in the plan", c, len(m.Kernels), len(c.plan_.Kernels))
 		}

@@ -1,28 +1,29 @@
-package cuda
+/*
+ * The generic device code of the attention kernels: the FlashAttention-2
+ * prefill and split-KV Flash-Decoding templates over mma.sync m16n8k16 (bf16
+ * or f16 operands, f32 accumulators) and the log-sum-exp merge of the splits.
+ * Everything specific to a kernel comes in through its context type C
+ * (generated per kernel body, see codegen/cuda/attention_flash.go): the tensor
+ * addressing (query rows, K/V rows through a contiguous, paged or ragged cache
+ * and a cascade's shared prefix, output stores), the sequence lengths, and the
+ * variant's score modifier and mask (scale, softcap, causal and sliding-window
+ * masks, tile bounds). Emitted once per module holding a tensor-core
+ * attention kernel, after attention_bulk.cuh, whose copies its decode
+ * template makes.
+ *
+ * Conventions. Keys are numbered by position in the sequence: a cascade's
+ * prefix keys first (0 .. npre-1), then the sequence's own (npre .. ntot-1);
+ * the S queries are the last S positions (query i at ntot - S + i). Scores
+ * are kept in log2 units (smod multiplies by log2 e) so that every
+ * exponential is one ex2.approx; the partials' m are in the same units.
+ * Shared tiles have rows of DP + 8 16-bit elements (DP = the head dim rounded
+ * up to 16): 16-byte aligned rows whose stride is an odd number of 16-byte
+ * units, so ldmatrix reads are free of bank conflicts.
+ *
+ * This comment is not emitted; the rest of the file is, as it stands
+ * (codegen/cuda/device.go).
+ */
 
-// flashLibName is the module table holding flashLib: emitted once per
-// module, before the kernel bodies, by Generate's table mechanism.
-const flashLibName = "fz_att_lib"
-
-// flashLib is the generic device code of the attention kernels: the
-// FlashAttention-2 prefill and split-KV Flash-Decoding templates over
-// mma.sync m16n8k16 (bf16 or f16 operands, f32 accumulators) and the
-// log-sum-exp merge of the splits. Everything specific to a kernel comes in
-// through its context type C (generated per kernel body, see
-// attention_flash.go): the tensor addressing (query rows, K/V rows through a
-// contiguous, paged or ragged cache and a cascade's shared prefix, output
-// stores), the sequence lengths, and the variant's score modifier and mask
-// (scale, softcap, causal and sliding-window masks, tile bounds).
-//
-// Conventions. Keys are numbered by position in the sequence: a cascade's
-// prefix keys first (0 .. npre-1), then the sequence's own (npre .. ntot-1);
-// the S queries are the last S positions (query i at ntot - S + i). Scores
-// are kept in log2 units (smod multiplies by log2 e) so that every
-// exponential is one ex2.approx; the partials' m are in the same units.
-// Shared tiles have rows of DP + 8 16-bit elements (DP = the head dim rounded
-// up to 16): 16-byte aligned rows whose stride is an odd number of 16-byte
-// units, so ldmatrix reads are free of bank conflicts.
-const flashLib = `
 // ---- attention: FlashAttention-2 prefill and split-KV Flash-Decoding on
 // mma.sync m16n8k16, the merge of the splits (codegen/cuda/attention_flash*) ----
 FZ_DEV float fz_att_ex2(float x) { float y; asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }
@@ -794,4 +795,3 @@ FZ_DEV void fz_att_prefill(const C& c) {
     }
   }
 }
-`

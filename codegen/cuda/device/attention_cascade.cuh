@@ -1,18 +1,18 @@
-package cuda
+/*
+ * The prefix pass of cascade decode attention: the keys of a prefix every
+ * sequence of the batch shares are attended once per kv head for the whole
+ * batch, not once per sequence. Its partials go to the first slots of
+ * fz_att_decode's workspace, which then takes only the sequences' own keys and
+ * merges every slot (the context's PREFIX and pslots; see
+ * codegen/cuda/attention_flash.go). It runs on the decode launch (grid, block,
+ * dynamic shared memory) and strides over its own work items. Emitted after
+ * attention_flash.cuh, whose templates it calls, in modules with a cascade
+ * decode kernel.
+ *
+ * This comment is not emitted; the rest of the file is, as it stands
+ * (codegen/cuda/device.go).
+ */
 
-// cascadeLibName is the module table holding cascadeLib. Tables are
-// emitted in name order: this one after flashLibName's, whose templates it
-// calls.
-const cascadeLibName = "fz_att_lib_cascade"
-
-// cascadeLib is the prefix pass of cascade decode attention: the keys of a
-// prefix every sequence of the batch shares are attended once per kv head
-// for the whole batch, not once per sequence. Its partials go to the first
-// slots of fz_att_decode's workspace, which then takes only the sequences'
-// own keys and merges every slot (the context's PREFIX and pslots; see
-// attention_flash.go). It runs on the decode launch (grid, block, dynamic
-// shared memory) and strides over its own work items.
-const cascadeLib = `
 // ---- attention: the prefix pass of cascade decode attention
 // (codegen/cuda/attention_cascade_lib.go) ----
 
@@ -191,4 +191,3 @@ FZ_DEV void fz_att_prefix(const C& c, float* ws, i64 cap) {
     base += nit;
   }
 }
-`

@@ -1,34 +1,33 @@
-package cuda
+/*
+ * The Hopper tensor copy engine as the decode attention uses it (sm_90a): a
+ * tensor map built on the device, mbarriers, the tile copy and the 128-byte
+ * swizzle it writes shared memory in. Emitted before attention_flash.cuh,
+ * whose decode template uses it.
+ *
+ * The map is built by the kernel itself rather than encoded by the host
+ * (cuTensorMapEncodeTiled): the kernel ABI stays device pointers and dims,
+ * and the map always describes the buffers of this launch. A warp zeroes
+ * 128 bytes of shared memory, sets every field with tensormap.replace and
+ * copies the result to a global slot of its SM and head dim with the
+ * release to the tensor-map proxy; the copying threads acquire it before
+ * their first copy. A slot's map is a function of its base address alone,
+ * so a block whose slot already holds its base's map skips the build, and
+ * blocks of one launch, which write identical maps, cannot disturb each
+ * other; launches of one module's kernels are stream-ordered, as the
+ * workspace already requires.
+ *
+ * The map views memory from a base address as rows of DH 16-bit elements,
+ * every row split into DH/64 lines of 128 bytes: dims {64, rows, DH/64}
+ * with strides {DH * 2, 128} bytes. A box of 16 rows lands as DH/64 blocks
+ * of 16 lines, each line's 16-byte chunks XOR-permuted by the line's index
+ * mod 8 (CU_TENSOR_MAP_SWIZZLE_128B): chunk ch of row r is at
+ * fz_att_swz(r, ch). Eight consecutive rows of a chunk column fall in
+ * eight different bank groups, so ldmatrix reads it without conflicts.
+ *
+ * This comment is not emitted; the rest of the file is, as it stands
+ * (codegen/cuda/device.go).
+ */
 
-// bulkLibName is the module table holding bulkLib. Tables are emitted in
-// name order, and this one sorts before flashLibName, whose decode
-// template uses it.
-const bulkLibName = "fz_att_bulk"
-
-// bulkLib is the Hopper tensor copy engine as the decode attention uses it
-// (sm_90a): a tensor map built on the device, mbarriers, the tile copy and
-// the 128-byte swizzle it writes shared memory in.
-//
-// The map is built by the kernel itself rather than encoded by the host
-// (cuTensorMapEncodeTiled): the kernel ABI stays device pointers and dims,
-// and the map always describes the buffers of this launch. A warp zeroes
-// 128 bytes of shared memory, sets every field with tensormap.replace and
-// copies the result to a global slot of its SM and head dim with the
-// release to the tensor-map proxy; the copying threads acquire it before
-// their first copy. A slot's map is a function of its base address alone,
-// so a block whose slot already holds its base's map skips the build, and
-// blocks of one launch, which write identical maps, cannot disturb each
-// other; launches of one module's kernels are stream-ordered, as the
-// workspace already requires.
-//
-// The map views memory from a base address as rows of DH 16-bit elements,
-// every row split into DH/64 lines of 128 bytes: dims {64, rows, DH/64}
-// with strides {DH * 2, 128} bytes. A box of 16 rows lands as DH/64 blocks
-// of 16 lines, each line's 16-byte chunks XOR-permuted by the line's index
-// mod 8 (CU_TENSOR_MAP_SWIZZLE_128B): chunk ch of row r is at
-// fz_att_swz(r, ch). Eight consecutive rows of a chunk column fall in
-// eight different bank groups, so ldmatrix reads it without conflicts.
-const bulkLib = `
 // ---- attention: the tensor copy engine (codegen/cuda/attention_bulk_lib.go) ----
 // FZ_ATT_BULK: whether the target has the engine and tensormap.replace
 // (sm_90a); elsewhere the functions below are empty and the decode kernel
@@ -136,4 +135,3 @@ template <int DH> FZ_DEV void fz_att_tma_kv(u32 dk, u32 dv, const u64* g, int rk
 // fz_att_swz is the byte offset of 16-byte chunk ch of row r in a swizzled
 // tile of 16 rows.
 FZ_DEV u32 fz_att_swz(int r, int ch) { return (u32)((ch >> 3) * 2048 + r * 128 + (((ch & 7) ^ (r & 7)) << 4)); }
-`
