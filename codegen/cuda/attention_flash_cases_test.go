@@ -7,8 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/fuser-dev/fuser/interp"
 	"github.com/fuser-dev/fuser/ir"
-	"github.com/fuser-dev/fuser/ir/interp"
 	"github.com/fuser-dev/fuser/passes"
 	"github.com/fuser-dev/fuser/plan"
 	"github.com/fuser-dev/fuser/specs"

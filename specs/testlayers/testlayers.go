@@ -1,5 +1,5 @@
 // Package testlayers builds the small layers that the tests of several
-// packages share (ir/interp's plan tests, the on-device suite of gpu): the
+// packages share (interp's plan tests, the on-device suite of gpu): the
 // embedded specs with their model constants shrunk, so that the float64
 // reference stays fast, and a small layer around one attention of each
 // variant.
