@@ -37,9 +37,8 @@ type Kernel struct {
 	// variant when the dims change.
 	Variants map[string][]string
 	// Params are the parameters of every entry, in order: the codegen ABI
-	// (input pointers, output pointers, int64 dims). The page-table inputs a
-	// paged or ragged cache needs are added to the inputs when the plan did
-	// not list them.
+	// (input pointers, output pointers, int64 dims); the plan lists the
+	// page-table inputs of a paged or ragged cache among the inputs.
 	Params []codegen.Param
 	// Block is the number of threads per block every entry is written for.
 	Block int

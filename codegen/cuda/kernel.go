@@ -24,10 +24,13 @@ type kgen struct {
 	views    map[*ir.Value]*view
 	// nt is the block size the entries are written for.
 	nt int
-	// wsFloats is the scratch the kernel needs at the plan's launch.
+	// wsFloats is the number of floats of fz_workspace (split-K and
+	// split-KV partials) the kernel needs at the plan's launch.
 	wsFloats int64
 	tmp      int
-	// tables are module-level constant tables the body uses, by name.
+	// tables are the module-level sources the body needs, by name: constant
+	// tables (RoPE frequencies) and the attention device libraries. Generate
+	// writes each once per module, before the bodies.
 	tables map[string]string
 }
 
@@ -39,7 +42,7 @@ func newKgen(g *ir.Graph, pk *plan.Kernel, nt int) (*kgen, error) {
 			k.inKernel[o] = true
 		}
 	}
-	k.params = kernelParams(g, pk)
+	k.params = codegen.Params(g, pk)
 	for i, p := range k.params {
 		if p.Value != nil {
 			k.names[p.Value] = "p" + strconv.Itoa(i)
@@ -52,73 +55,6 @@ func newKgen(g *ir.Graph, pk *plan.Kernel, nt int) (*kgen, error) {
 		k.written[codegen.Buffer(o)] = true
 	}
 	return k, nil
-}
-
-// kernelParams returns codegen.Params with the page-table and sequence
-// length inputs the kernel reads added to its inputs when the plan did not
-// list them (plan.Finish does not yet see layout inputs).
-func kernelParams(g *ir.Graph, pk *plan.Kernel) []codegen.Param {
-	extra := layoutInputs(pk)
-	if len(extra) == 0 {
-		return codegen.Params(g, pk)
-	}
-	have := map[*ir.Value]bool{}
-	for _, v := range pk.Inputs {
-		have[codegen.Buffer(v)] = true
-	}
-	c := *pk
-	c.Inputs = append([]*ir.Value(nil), pk.Inputs...)
-	for _, v := range extra {
-		if !have[v] {
-			have[v] = true
-			c.Inputs = append(c.Inputs, v)
-		}
-	}
-	return codegen.Params(g, &c)
-}
-
-// layoutInputs lists the i32 inputs describing paged or ragged caches and
-// sequence lengths that the kernel's nodes need.
-func layoutInputs(pk *plan.Kernel) []*ir.Value {
-	var out []*ir.Value
-	seen := map[*ir.Value]bool{}
-	add := func(vs ...*ir.Value) {
-		for _, v := range vs {
-			if v != nil && !seen[v] {
-				seen[v] = true
-				out = append(out, v)
-			}
-		}
-	}
-	ragged := func(v *ir.Value) {
-		if v.Ragged != nil && v.Ragged.Lens != nil {
-			add(plan.Sources(v.Ragged.Lens)...)
-		}
-	}
-	lay := func(l *ir.Layout) {
-		if l != nil && l.Kind != ir.Contiguous {
-			add(l.Indptr, l.Indices, l.Last)
-		}
-	}
-	for _, n := range pk.Nodes {
-		for _, a := range n.Args {
-			ragged(a)
-			for _, s := range plan.Sources(a) {
-				ragged(s)
-				if plan.InCache(s) {
-					lay(s.Def.Args[0].Def.Attr.Layout)
-				}
-			}
-		}
-		for _, o := range n.Outs {
-			ragged(o)
-		}
-		if n.Op == ir.OpAppend {
-			lay(n.Args[0].Def.Attr.Layout)
-			ragged(n.Args[0])
-		}
-	}
-	return out
 }
 
 // name returns the body name of the parameter holding buffer v.
