@@ -34,7 +34,12 @@ type testConfig struct {
 	dims       map[string]int64
 	graph      *ir.Graph
 	plan_      *plan.Plan
+	// gen are the options to generate the plan with (-attn.simt).
+	gen []Option
 }
+
+// generate generates the config's plan with its options.
+func (c testConfig) generate() (*Module, error) { return Generate(c.plan_, c.gen...) }
 
 func (c testConfig) String() string {
 	var keys []string
@@ -74,7 +79,10 @@ func bindDims(g *ir.Graph, dims map[string]int64) (map[string]int64, error) {
 
 // testConfigs plans every spec, fused and unfused, at every testDims.
 func testConfigs(t testing.TB) []testConfig {
-	simtAttention = *simtFlag
+	var gen []Option
+	if *simtFlag {
+		gen = append(gen, SIMTAttention())
+	}
 	var out []testConfig
 	for _, name := range specs.Names() {
 		fn, src, ok := specs.Source(name)
@@ -118,7 +126,7 @@ func testConfigs(t testing.TB) []testConfig {
 				if err != nil {
 					t.Fatalf("%s %s: %v", name, pl, err)
 				}
-				out = append(out, testConfig{spec: name, plan: pl, dims: full, graph: g, plan_: st.Plan})
+				out = append(out, testConfig{spec: name, plan: pl, dims: full, graph: g, plan_: st.Plan, gen: gen})
 			}
 		}
 	}

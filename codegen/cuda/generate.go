@@ -67,7 +67,11 @@ type generated struct {
 // Sizes come from the graph's dims at run time (the int64 dim parameters);
 // constants of the graph are baked in. Identical kernel bodies are emitted
 // once.
-func Generate(p *plan.Plan) (*Module, error) {
+func Generate(p *plan.Plan, opts ...Option) (*Module, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	var src strings.Builder
 	src.WriteString(prelude)
 	src.WriteString(preludeRow)
@@ -78,7 +82,7 @@ func Generate(p *plan.Plan) (*Module, error) {
 	var wsFloats int64
 	var entries strings.Builder
 	for _, pk := range p.Kernels {
-		k, gen, err := generateKernel(p.Graph, pk)
+		k, gen, err := generateKernel(p.Graph, pk, o)
 		if err != nil {
 			return nil, err
 		}
@@ -128,12 +132,20 @@ func Generate(p *plan.Plan) (*Module, error) {
 	return m, nil
 }
 
-// simtAttention forces the CUDA-core attention kernels (tests compare both
-// implementations).
-var simtAttention bool
+// Option changes how Generate writes a module.
+type Option func(*options)
+
+type options struct {
+	simtAttention bool
+}
+
+// SIMTAttention makes Generate write every attention kernel with the
+// CUDA-core kernels, also where the tensor-core flash kernels apply, so
+// that both implementations can be compared on the same plans.
+func SIMTAttention() Option { return func(o *options) { o.simtAttention = true } }
 
 // generateKernel dispatches on the kernel's strategy.
-func generateKernel(g *ir.Graph, pk *plan.Kernel) (*kgen, *generated, error) {
+func generateKernel(g *ir.Graph, pk *plan.Kernel, o options) (*kgen, *generated, error) {
 	variant := ""
 	if pk.Launch != nil {
 		variant = pk.Launch.Variant
@@ -172,7 +184,7 @@ func generateKernel(g *ir.Graph, pk *plan.Kernel) (*kgen, *generated, error) {
 	case plan.Attention:
 		// Tensor-core kernels for 16-bit operands with contiguous head dims;
 		// the CUDA-core kernels take every other case.
-		if simtAttention {
+		if o.simtAttention {
 			err = fmt.Errorf("CUDA-core attention forced")
 		} else {
 			gen, err = k.flashAttentionKernel()

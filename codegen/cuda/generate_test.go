@@ -14,7 +14,7 @@ import (
 // every entry of every kernel once.
 func TestGenerateAll(t *testing.T) {
 	for _, c := range testConfigs(t) {
-		m, err := Generate(c.plan_)
+		m, err := c.generate()
 		if err != nil {
 			t.Errorf("%s: %v", c, err)
 			continue
@@ -53,7 +53,7 @@ func TestGenerateAll(t *testing.T) {
 // kernels of a Llama layer differ only in their names and buffers.
 func TestDedup(t *testing.T) {
 	c := findConfig(t, "llama3_8b", "fused", 3)
-	m, err := Generate(c.plan_)
+	m, err := c.generate()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,11 +68,11 @@ func TestDedup(t *testing.T) {
 // TestDeterministic checks that generating twice gives the same source.
 func TestDeterministic(t *testing.T) {
 	c := findConfig(t, "paged_decode", "unfused", 3)
-	a, err := Generate(c.plan_)
+	a, err := c.generate()
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Generate(c.plan_)
+	b, err := c.generate()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestDeterministic(t *testing.T) {
 // attention kernel.
 func TestGolden(t *testing.T) {
 	c := findConfig(t, "llama3_8b", "fused", 3)
-	m, err := Generate(c.plan_)
+	m, err := c.generate()
 	if err != nil {
 		t.Fatal(err)
 	}
