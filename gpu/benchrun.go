@@ -9,8 +9,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/fuser-dev/fuser/interp"
 	"github.com/fuser-dev/fuser/ir"
-	"github.com/fuser-dev/fuser/ir/interp"
 	"github.com/fuser-dev/fuser/plan"
 	"github.com/fuser-dev/fuser/runtime"
 )

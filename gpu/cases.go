@@ -19,7 +19,7 @@ import (
 const DefaultSeed = 20261129
 
 // Case is one layer at one set of dims: a spec, shrunk or at full size, or
-// one of the attention layers of ir/interp's tests.
+// one of the attention layers of interp's tests.
 type Case struct {
 	// Spec is an embedded spec's name, or "attn_<variant>" for testlayers.AttnLayers.
 	Spec string

@@ -3,7 +3,7 @@ package gpu
 import (
 	"fmt"
 
-	"github.com/fuser-dev/fuser/ir/interp"
+	"github.com/fuser-dev/fuser/interp"
 	"github.com/fuser-dev/fuser/plan"
 )
 

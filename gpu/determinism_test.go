@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/fuser-dev/fuser/ir/interp"
+	"github.com/fuser-dev/fuser/interp"
 )
 
 // TestDeterministicDecode checks decode attention's deterministic mode (a

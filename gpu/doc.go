@@ -1,16 +1,18 @@
 // Package gpu checks and measures generated plans on the GPU: the on-device
-// correctness suite (suite_test.go, build tag cuda) and the measurements
-// behind `fuser bench` (benchrun.go, tag cuda), over what both share and
-// what needs no GPU (untagged, tested by make test on the CPU):
+// correctness suite (suite_test.go, build tag cuda), the CUDA-graph ladder's
+// and the deterministic decode's tests (ladder_test.go, determinism_test.go,
+// tag cuda) and the measurements behind `fuser bench` and `fuser profile`
+// (benchrun.go, profile.go, tag cuda), over what they share and what needs
+// no GPU (untagged, tested by make test on the CPU):
 //
 //   - cases.go: the suite's cases, drawn from a seed: every embedded spec
-//     with its model constants shrunk as ir/interp's tests shrink them, the
+//     with its model constants shrunk as interp's tests shrink them, the
 //     attention layers of those tests (ragged and paged caches among them),
 //     and Llama-3-8B at full size.
 //   - prepare.go: a plan at bound dims with one CUDA module per kernel
-//     (codegen/cuda), so that a kernel the generator cannot make yet, such
-//     as attention today, is skipped with its error while the others run,
-//     and identical kernels share a compiled image.
+//     (codegen/cuda), so that a kernel the generator refuses is skipped with
+//     its error while the others run, and identical kernels share a compiled
+//     image.
 //   - images.go: the compiled images. The GPU machine has no NVRTC 12 and no
 //     Go, so make gpu-bundle compiles every module here
 //     (cmd/gpukernels, NVRTC, sm_90a cubins) and ships them; a source not in
@@ -19,6 +21,11 @@
 //     launch packages lay it out, the reference values in device formats,
 //     and which elements of a ragged value exist.
 //   - tolerance.go: the thresholds, and why.
+//   - bench.go: the bench targets, the ceilings' kernels (an 8192³ GEMM
+//     plan, a register-only mma.sync loop) and the kernel that holds the
+//     stream while timed launches queue.
+//   - ladder.go, determinism.go: the plans and inputs of the ladder's and
+//     the deterministic decode's tests.
 //   - device.go (cuda): loading a plan's kernels, buffers, launches.
 //
 // The suite is a package of its own rather than runtime's tests because it

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fuser-dev/fuser/interp"
 	"github.com/fuser-dev/fuser/ir"
-	"github.com/fuser-dev/fuser/ir/interp"
 	"github.com/fuser-dev/fuser/specs"
 )
 

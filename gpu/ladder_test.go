@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/fuser-dev/fuser/codegen/golang"
+	"github.com/fuser-dev/fuser/interp"
 	"github.com/fuser-dev/fuser/ir"
-	"github.com/fuser-dev/fuser/ir/interp"
 	"github.com/fuser-dev/fuser/runtime"
 )
 

@@ -5,8 +5,8 @@ import (
 	"slices"
 
 	"github.com/fuser-dev/fuser/codegen"
+	"github.com/fuser-dev/fuser/interp"
 	"github.com/fuser-dev/fuser/ir"
-	"github.com/fuser-dev/fuser/ir/interp"
 	"github.com/fuser-dev/fuser/plan"
 )
 

@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"github.com/fuser-dev/fuser/codegen/cuda"
+	"github.com/fuser-dev/fuser/interp"
 	"github.com/fuser-dev/fuser/ir"
-	"github.com/fuser-dev/fuser/ir/interp"
 	"github.com/fuser-dev/fuser/passes"
 	"github.com/fuser-dev/fuser/plan"
 )

@@ -16,8 +16,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/fuser-dev/fuser/interp"
 	"github.com/fuser-dev/fuser/ir"
-	"github.com/fuser-dev/fuser/ir/interp"
 	"github.com/fuser-dev/fuser/runtime"
 )
 

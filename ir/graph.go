@@ -99,15 +99,15 @@ type Node struct {
 
 // Attr holds the op parameters; each op reads only the fields it needs.
 type Attr struct {
-	Axis  int     // reductions, softmax, split, concat, slice: a non-negative axis
+	Axis  int     // reductions, softmax, topk, split, concat, slice: a non-negative axis
 	Perm  []int   // transpose
 	Sizes []Dim   // split: the part sizes; reshape: the new shape
 	Start Dim     // slice
 	End   Dim     // slice
-	Num   float64 // const: the value; softcap: c; rope: theta
+	Num   float64 // const: the value; softcap: c; rope: theta; seqlens: a paged layout's page size
 	K     int     // topk
 	W     Dim     // window: keys kept before and including the query
-	To    DType   // cast
+	To    DType   // cast, const: the result dtype
 	// Layout is the storage of a state leaf.
 	Layout *Layout
 	// Attn describes an attention node's variant.
@@ -131,7 +131,7 @@ type Attention struct {
 	Cascade bool
 }
 
-// NewValue adds a value defined by n.
+// NewValue adds a value of type t defined by n, with the next ID.
 func (g *Graph) NewValue(n *Node, t Type) *Value {
 	g.nextID++
 	v := &Value{ID: g.nextID, Type: t, Def: n}
@@ -139,7 +139,8 @@ func (g *Graph) NewValue(n *Node, t Type) *Value {
 	return v
 }
 
-// Users returns, for every value, the nodes that read it, in graph order.
+// Users returns, for every value, the nodes that read it, in graph order:
+// as an argument, or as a layout input of a state leaf.
 func (g *Graph) Users() map[*Value][]*Node {
 	users := map[*Value][]*Node{}
 	for _, n := range g.Nodes {

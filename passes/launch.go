@@ -17,10 +17,10 @@ const (
 	gemvBlock       = 256
 	gemvMinSplitK   = 64
 	gemvBlocksPerSM = 2
-	gemmBlock     = 384
-	gemmBlockCols = 128
-	elemBlock     = 256
-	elemPerThread = 8
+	gemmBlock       = 384
+	gemmBlockCols   = 128
+	elemBlock       = 256
+	elemPerThread   = 8
 )
 
 // launch sizes every kernel's grid at the bound dims and fixes its

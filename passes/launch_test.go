@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fuser-dev/fuser/frontend"
 	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/passes"
 	"github.com/fuser-dev/fuser/plan"
@@ -75,7 +76,7 @@ o = softmax(q @ transpose(k) / sqrt(Dh), axis=-1) @ v
 		{"f32", false, "queries of dtype f32: the tensor-core kernels take bf16 or f16"},
 		{"bf16", true, ""},
 	} {
-		g, err := ir.Parse("att.fu", strings.ReplaceAll(src, "DT", tt.dtype))
+		g, err := frontend.Parse("att.fu", strings.ReplaceAll(src, "DT", tt.dtype))
 		if err != nil {
 			t.Fatal(err)
 		}

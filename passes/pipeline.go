@@ -1,7 +1,7 @@
 // Package passes turns a typed graph into a kernel plan. The passes are one
-// table, run in order; each returns how many changes it made and logs why
-// each candidate fusion fired or did not, and the graph (and plan) are
-// verified after every pass.
+// table, run in order; each logs why each candidate fusion fired or did
+// not. The graph is verified after every pass, and the plan after every pass
+// that leaves it whole (epilogue and rows leave ops no kernel holds yet).
 package passes
 
 import (
@@ -13,11 +13,14 @@ import (
 
 // Pass is one step of the pipeline.
 type Pass struct {
+	// Name is the pass's name in dumps and errors (--dump-after=NAME).
 	Name string
-	Doc  string
+	// Doc says what the pass does, in one line.
+	Doc string
 	// Bound passes need the dims bound and are skipped without them.
 	Bound bool
-	Run   func(*State) (int, error)
+	// Run transforms the state and returns how many changes it made.
+	Run func(*State) (int, error)
 }
 
 // Decision is one logged fusion decision, for `fuser plan --explain`.
@@ -27,7 +30,8 @@ type Decision struct {
 	Reason string
 }
 
-// String prints the decision as "pass: fused|kept: reason".
+// String prints the decision in columns: the pass, "fused" or "not fused",
+// the reason.
 func (d Decision) String() string {
 	verb := "not fused"
 	if d.Fired {

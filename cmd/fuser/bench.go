@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"github.com/fuser-dev/fuser/gpu"
+	"github.com/fuser-dev/fuser/interp"
 	"github.com/fuser-dev/fuser/ir"
-	"github.com/fuser-dev/fuser/ir/interp"
 	"github.com/fuser-dev/fuser/runtime"
 )
 

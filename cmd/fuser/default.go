@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/fuser-dev/fuser/specs"
+	"github.com/fuser-dev/fuser/traffic"
 )
 
 // runDefault is `fuser` with no arguments: check the embedded Llama-3-8B
@@ -24,7 +25,7 @@ func runDefault(w io.Writer) error {
 	}
 	printEval(w, out)
 	decode := map[string]int64{"B": 1, "S": 1, "T": 4096}
-	r, err := planGraph(g, decode)
+	r, err := traffic.Compare(g, decode)
 	if err != nil {
 		return err
 	}

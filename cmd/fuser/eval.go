@@ -7,8 +7,8 @@ import (
 	"math"
 	"sort"
 
+	"github.com/fuser-dev/fuser/interp"
 	"github.com/fuser-dev/fuser/ir"
-	"github.com/fuser-dev/fuser/ir/interp"
 )
 
 const evalUsage = "eval SPEC -dims B=2,S=3,T=17 [-seed N] [--round] [--json]"

@@ -6,10 +6,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/fuser-dev/fuser/fusertest"
-	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/passes"
 	"github.com/fuser-dev/fuser/plan"
+	"github.com/fuser-dev/fuser/traffic"
 )
 
 const planUsage = "plan SPEC [-dims B=1,S=1,T=4096] [--unfused] [--traffic] [--explain] [--dump-after=PASS] [-split-keys N] [-target h200] [--json]"
@@ -19,7 +18,7 @@ type planOutput struct {
 	Plan    plan.Desc          `json:"plan"`
 	Explain []string           `json:"explain,omitempty"`
 	Dumps   map[string]string  `json:"dumps,omitempty"`
-	Traffic *fusertest.Report  `json:"traffic,omitempty"`
+	Traffic *traffic.Report    `json:"traffic,omitempty"`
 	Dims    map[string]int64   `json:"dims,omitempty"`
 	Passes  []string           `json:"passes"`
 	Ratios  map[string]float64 `json:"ratios,omitempty"`
@@ -29,7 +28,7 @@ func runPlan(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
 	dimsArg := fs.String("dims", "", "bind the dims, e.g. B=1,S=1,T=4096 (needed for launch, arena and traffic)")
 	unfused := fs.Bool("unfused", false, "show the unfused plan (one op per kernel)")
-	traffic := fs.Bool("traffic", false, "per-kernel HBM bytes, FLOPs and launches of both plans, their ratio and the floor")
+	trafficArg := fs.Bool("traffic", false, "per-kernel HBM bytes, FLOPs and launches of both plans, their ratio and the floor")
 	explain := fs.Bool("explain", false, "print why each candidate fusion fired or did not")
 	dumpAfter := fs.String("dump-after", "", "print the graph and plan after the named pass (or 'all')")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -47,7 +46,7 @@ func runPlan(args []string, w io.Writer) error {
 		return &exitError{code: 2, err: fmt.Errorf("fuser plan: -split-keys needs -dims and a positive count, got %d", *splitKeys)}
 	}
 	opt := passes.Options{Target: target, DecodeSplitKeys: *splitKeys}
-	if *dimsArg != "" || *traffic {
+	if *dimsArg != "" || *trafficArg {
 		if err := requireDims(dims, g); err != nil {
 			return err
 		}
@@ -86,8 +85,8 @@ func runPlan(args []string, w io.Writer) error {
 	if *dumpAfter != "" {
 		out.Dumps = dumps
 	}
-	if *traffic {
-		if out.Traffic, err = fusertest.Compare(g, dims); err != nil {
+	if *trafficArg {
+		if out.Traffic, err = traffic.Compare(g, dims); err != nil {
 			return err
 		}
 		out.Ratios = map[string]float64{"unfused_over_fused_bytes": out.Traffic.Ratio(), "fused_over_floor": out.Traffic.OverFloor()}
@@ -120,9 +119,4 @@ func passNames(ps []passes.Pass) []string {
 		names = append(names, p.Name)
 	}
 	return names
-}
-
-// planGraph plans g fused at dims; the default command uses it.
-func planGraph(g *ir.Graph, dims map[string]int64) (*fusertest.Report, error) {
-	return fusertest.Compare(g, dims)
 }

@@ -9,7 +9,7 @@ import (
 	"os"
 
 	"github.com/fuser-dev/fuser/gpu"
-	"github.com/fuser-dev/fuser/ir/interp"
+	"github.com/fuser-dev/fuser/interp"
 )
 
 func init() {

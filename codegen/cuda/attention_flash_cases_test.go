@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/fuser-dev/fuser/frontend"
+	"github.com/fuser-dev/fuser/interp"
 	"github.com/fuser-dev/fuser/ir"
-	"github.com/fuser-dev/fuser/ir/interp"
 	"github.com/fuser-dev/fuser/passes"
 	"github.com/fuser-dev/fuser/plan"
 	"github.com/fuser-dev/fuser/specs"

@@ -1,5 +1,5 @@
 // Package testlayers builds the small layers that the tests of several
-// packages share (ir/interp's plan tests, the on-device suite of gpu): the
+// packages share (interp's plan tests, the on-device suite of gpu): the
 // embedded specs with their model constants shrunk, so that the float64
 // reference stays fast, and a small layer around one attention of each
 // variant.
@@ -7,11 +7,11 @@ package testlayers
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/fuser-dev/fuser/frontend"
 	"github.com/fuser-dev/fuser/ir"
+	"github.com/fuser-dev/fuser/parser"
 	"github.com/fuser-dev/fuser/specs"
 )
 
@@ -23,8 +23,6 @@ var SmallConsts = map[string]string{"D": "32", "H": "4", "G": "2", "Dh": "8", "F
 // per kv head.
 var smallOverrides = map[string]map[string]string{"qwen_bias": {"H": "14", "G": "2"}}
 
-var constLine = regexp.MustCompile(`(?m)^const\s+(.*)$`)
-
 // Small returns the embedded spec name with its model constants replaced
 // by SmallConsts; tiny is returned as it is.
 func Small(name string) (*ir.Graph, error) {
@@ -32,35 +30,40 @@ func Small(name string) (*ir.Graph, error) {
 	if !ok {
 		return nil, fmt.Errorf("no spec %s", name)
 	}
+	f, err := parser.Parse(file, src)
+	if err != nil {
+		return nil, err
+	}
 	if name != "tiny" {
-		replaced := 0
-		src = constLine.ReplaceAllStringFunc(src, func(line string) string {
-			body := strings.TrimSpace(strings.TrimPrefix(line, "const"))
-			comment := ""
-			if i := strings.Index(body, "#"); i >= 0 {
-				body, comment = body[:i], body[i:]
-			}
-			var items []string
-			for _, item := range strings.Split(body, ",") {
-				k, _, found := strings.Cut(item, "=")
-				k = strings.TrimSpace(k)
-				v, ok := smallOverrides[name][k]
-				if !ok {
-					v, ok = SmallConsts[k]
-				}
-				if found && ok {
-					item = " " + k + " = " + v
-					replaced++
-				}
-				items = append(items, strings.TrimSpace(item))
-			}
-			return "const " + strings.Join(items, ", ") + " " + comment
-		})
-		if replaced < 4 {
+		if replaced := shrink(f, smallOverrides[name]); replaced < 4 {
 			return nil, fmt.Errorf("spec %s: replaced %d constants only", name, replaced)
 		}
 	}
-	return frontend.Parse(file, src)
+	return frontend.Build(f)
+}
+
+// shrink sets the value of every const declaration of f named in
+// overrides or SmallConsts to that number literal (at the position of the
+// value it replaces), and returns how many it set.
+func shrink(f *parser.File, overrides map[string]string) int {
+	replaced := 0
+	for _, s := range f.Stmts {
+		if s.Consts == nil {
+			continue
+		}
+		for _, c := range s.Consts.Items {
+			v, ok := overrides[c.Name]
+			if !ok {
+				v, ok = SmallConsts[c.Name]
+			}
+			if ok {
+				pos := c.Value.Pos
+				c.Value = &parser.Expr{Pos: pos, Left: &parser.Term{Pos: pos, Left: &parser.Unary{Pos: pos, Primary: &parser.Primary{Pos: pos, Number: &v}}}}
+				replaced++
+			}
+		}
+	}
+	return replaced
 }
 
 // attnLayer is a small layer around one attention of each variant: D=32, 4 query heads over 2 kv heads of 8, rope, a cache appended

@@ -1,6 +1,8 @@
 // Package interp is the CPU reference interpreter of fuser's IR: it runs an
 // ir.Graph on concrete tensors, element by element in float64, and is the
-// oracle every generated kernel is compared against.
+// oracle every generated kernel is compared against. RunPlan runs a kernel
+// plan the same way, kernel by kernel with each kernel's algorithm, which is
+// why the package sits above plan rather than inside ir.
 //
 // Values are computed exactly as LANGUAGE.md and ir/infer.go define the ops
 // (the fused ir.OpAttention included). Tensors hold float64 in row-major
