@@ -146,7 +146,7 @@ func (w *scoreWalk) bias(s *State, d *ir.Node, x *ir.Value) (*ir.Value, bool) {
 		s.explain(false, "attention at %s: %s %s is not scores ± a bias: its first operand %s is %s, the scores %s", w.where, d.Op, x.Ref(), scores.Ref(), scores.Type, x.Type)
 		return nil, false
 	}
-	if shape := b.Type.Shape; len(shape) > 0 && !isOneDim(shape[len(shape)-1]) {
+	if !constantAlong(b, x, len(x.Type.Shape)-1) {
 		s.explain(false, "attention at %s: %s %s adds %s, which varies along the keys: the attention kernel has no score bias", w.where, d.Op, x.Ref(), b.Ref())
 		return nil, false
 	}

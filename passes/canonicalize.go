@@ -19,6 +19,7 @@ var canonicalRules = []rewrite{
 	composeTranspose, // transpose(transpose(x)) → transpose(x); identity transposes and reshapes go
 	scaleOutward,     // a scalar scale moves past transpose, reshape, rope and matmul
 	softmaxForm,      // exp(x - max(x)) / sum(...) and exp(x) / sum(exp(x)) → softmax(x)
+	softmaxShift,     // softmax(x - b) → softmax(x) for b constant along the axis
 }
 
 // maxCanonicalRounds bounds the rounds over every rule; each round that
@@ -35,7 +36,8 @@ const maxCanonicalRounds = 16
 //     split between them), also when written before a transpose, reshape or
 //     rope of it, becomes a scale of the matmul's result;
 //   - exp(x - max(x)) / sum(...) and exp(x) / sum(exp(x)) over one axis
-//     become softmax(x);
+//     become softmax(x), and a shift constant along the axis leaves a
+//     softmax;
 //   - common subexpressions are merged and dead nodes removed.
 func canonicalize(s *State) (int, error) {
 	changes := 0

@@ -38,3 +38,40 @@ func softmaxForm(s *State, d *ir.Node, _ map[*ir.Value][]*ir.Node) (bool, error)
 	}
 	return true, nil
 }
+
+// softmaxShift drops a shift constant along the softmax axis, softmax(x - b)
+// or softmax(x + b) with b of size 1 on that axis: it moves every entry of
+// a row alike, which the softmax cancels. b may read x, as max(x) does.
+func softmaxShift(s *State, d *ir.Node, _ map[*ir.Value][]*ir.Node) (bool, error) {
+	if d.Op != ir.OpSoftmax {
+		return false, nil
+	}
+	sh := d.Args[0].Def
+	if sh.Op != ir.OpSub && sh.Op != ir.OpAdd {
+		return false, nil
+	}
+	for i, x := range sh.Args {
+		if sh.Op == ir.OpSub && i == 1 {
+			break
+		}
+		b := sh.Args[1-i]
+		if !x.Type.Shape.Equal(sh.Outs[0].Type.Shape) || !constantAlong(b, sh.Outs[0], d.Attr.Axis) {
+			continue
+		}
+		sm, err := s.Graph.NewNode(ir.OpSoftmax, d.Attr, d, x)
+		if err != nil {
+			return false, err
+		}
+		s.Graph.ReplaceUses(d.Outs[0], sm.Outs[0])
+		s.explain(true, "softmax at %s: %s shifts every entry along axis %d by %s alike; softmax cancels it", d.Pos, sh.Op, d.Attr.Axis, b.Ref())
+		return true, nil
+	}
+	return false, nil
+}
+
+// constantAlong reports whether b, broadcast to out's shape, is constant
+// along out's axis: b lacks the axis or has size 1 there.
+func constantAlong(b, out *ir.Value, axis int) bool {
+	i := axis - (len(out.Type.Shape) - len(b.Type.Shape))
+	return i < 0 || isOneDim(b.Type.Shape[i])
+}
