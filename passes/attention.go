@@ -14,7 +14,11 @@ func attention(s *State) (int, error) {
 	users := g.Users()
 	n := 0
 	for _, pv := range append([]*ir.Node(nil), g.Nodes...) {
-		if pv.Op != ir.OpMatmul || pv.Args[0].Def.Op != ir.OpSoftmax {
+		if pv.Op != ir.OpMatmul {
+			continue
+		}
+		if pv.Args[0].Def.Op != ir.OpSoftmax {
+			explainNotSoftmax(s, pv)
 			continue
 		}
 		node, ok := matchAttention(s, pv, users)
@@ -162,4 +166,36 @@ func (w *scoreWalk) bias(s *State, d *ir.Node, x *ir.Value) (*ir.Value, bool) {
 func isOneDim(d ir.Dim) bool {
 	v, ok := d.Value()
 	return ok && v == 1
+}
+
+// explainNotSoftmax explains a P·V candidate, a matmul of two stacks of
+// matrices whose left operand is computed from an exp but is not a
+// softmax: it names the op that is not exp(s) / sum(exp(s)).
+func explainNotSoftmax(s *State, pv *ir.Node) {
+	p := pv.Args[0]
+	if len(p.Type.Shape) != 4 || len(pv.Args[1].Type.Shape) != 4 || !readsExp(p, 3) {
+		return
+	}
+	d := p.Def
+	if d.Op == ir.OpDiv && d.Args[0].Def.Op == ir.OpExp && d.Args[1].Def.Op == ir.OpSum && d.Args[1].Def.Args[0] != d.Args[0] {
+		s.explain(false, "softmax→matmul at %s: %s divides %s by %s, a sum of %s, not of the exponentials themselves: not a softmax", pv.Pos, p.Ref(), d.Args[0].Ref(), d.Args[1].Ref(), d.Args[1].Def.Args[0].Ref())
+		return
+	}
+	s.explain(false, "softmax→matmul at %s: the probabilities %s are %s, not softmax(s) or exp(s) / sum(exp(s)) over the keys", pv.Pos, p.Ref(), d.Op)
+}
+
+// readsExp reports whether v is computed from an exp within depth ops.
+func readsExp(v *ir.Value, depth int) bool {
+	if v.Def.Op == ir.OpExp {
+		return true
+	}
+	if depth == 0 {
+		return false
+	}
+	for _, a := range v.Def.Args {
+		if readsExp(a, depth-1) {
+			return true
+		}
+	}
+	return false
 }

@@ -54,6 +54,7 @@ var attentionForms = []attentionForm{
 	{name: "softmax_safe_repeated", body: "s = causal(q @ transpose(K) / sqrt(Dh))\na = (exp(s - max(s, axis=-1)) / sum(exp(s - max(s, axis=-1)), axis=-1)) @ V", variant: scaled},
 	{name: "softmax_plain_exp", body: "e = exp(causal(q @ transpose(K) / sqrt(Dh)))\na = (e / sum(e, axis=-1)) @ V", variant: scaled},
 	{name: "softmax_plain_exp_scale_q", body: "e = exp(causal((q / sqrt(Dh)) @ transpose(K)))\na = (e / sum(e, axis=-1)) @ V", variant: scaled},
+	{name: "softmax_reciprocal_sum", body: "e = exp(causal(q @ transpose(K) / sqrt(Dh)))\na = (e * (1 / sum(e, axis=-1))) @ V", variant: scaled},
 	{name: "softmax_max_subtracted", body: "s = causal(q @ transpose(K) / sqrt(Dh))\na = softmax(s - max(s, axis=-1), axis=-1) @ V", variant: scaled},
 	{name: "bias_scalar", body: "a = softmax(causal(q @ transpose(K) / sqrt(Dh) + 3), axis=-1) @ V", variant: scaled},
 	{name: "bias_per_head", decls: "param hb : f32[H, 1, 1]", body: "a = softmax(causal(hb + q @ transpose(K) / sqrt(Dh)), axis=-1) @ V", variant: scaled},
@@ -69,6 +70,10 @@ var attentionForms = []attentionForm{
 		explain: "shifts the scores inside softcap"},
 	{name: "refused_keys_stored_transposed", file: "keys_stored_transposed.fu", explain: "is keys stored transposed, [B, G, Dh, T]"},
 	{name: "refused_keys_other_layout", file: "keys_other_layout.fu", explain: "a copy the attention kernel does not make"},
+	{name: "refused_sum_of_other", body: "s = causal(q @ transpose(K) / sqrt(Dh))\na = (exp(s) / sum(exp(s - 1), axis=-1)) @ V",
+		explain: "not of the exponentials themselves: not a softmax"},
+	{name: "refused_not_softmax", body: "e = exp(causal(q @ transpose(K) / sqrt(Dh)))\na = (e / max(e, axis=-1)) @ V",
+		explain: "are div, not softmax(s) or exp(s) / sum(exp(s)) over the keys"},
 	{name: "refused_score_op", body: "a = softmax(causal(tanh(q @ transpose(K))), axis=-1) @ V",
 		explain: "tanh %"},
 }

@@ -16,6 +16,7 @@ type rewrite func(s *State, d *ir.Node, users map[*ir.Value][]*ir.Node) (bool, e
 var canonicalRules = []rewrite{
 	constOnRight,     // c * x → x * c
 	divByConst,       // x / c → x * (1/c)
+	reciprocalToDiv,  // x * (1 / y) → x / y
 	composeTranspose, // transpose(transpose(x)) → transpose(x); identity transposes and reshapes go
 	scaleOutward,     // a scalar scale moves past transpose, reshape, rope and matmul
 	softmaxForm,      // exp(x - max(x)) / sum(...) and exp(x) / sum(exp(x)) → softmax(x)
@@ -28,8 +29,8 @@ const maxCanonicalRounds = 16
 
 // canonicalize rewrites the graph into normal forms the later passes match,
 // so that every way of writing one computation reaches the same graph:
-//   - a scalar constant is the right operand of a product, and x / c is
-//     x * (1/c);
+//   - a scalar constant is the right operand of a product, x / c is
+//     x * (1/c) and x * (1 / y) is x / y;
 //   - nested transposes are one; transposes and reshapes that change
 //     nothing are removed;
 //   - a scalar scale on an operand of a matmul (the query, the keys, or

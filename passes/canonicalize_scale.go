@@ -104,3 +104,26 @@ func rebuildScaled(s *State, d *ir.Node, i int, x *ir.Value, c float64) error {
 	g.ReplaceUses(d.Outs[0], mul.Outs[0])
 	return nil
 }
+
+// reciprocalToDiv writes x * (1 / y) as x / y, so that a softmax written
+// with the reciprocal of its sum reads like one written with a division.
+func reciprocalToDiv(s *State, d *ir.Node, _ map[*ir.Value][]*ir.Node) (bool, error) {
+	if d.Op != ir.OpMul {
+		return false, nil
+	}
+	for i, r := range d.Args {
+		if r.Def.Op != ir.OpDiv || !d.Args[1-i].Type.Shape.Equal(d.Outs[0].Type.Shape) {
+			continue
+		}
+		if one, ok := constValue(r.Def.Args[0]); !ok || one != 1 {
+			continue
+		}
+		div, err := s.Graph.NewNode(ir.OpDiv, ir.Attr{}, d, d.Args[1-i], r.Def.Args[1])
+		if err != nil {
+			return false, err
+		}
+		s.Graph.ReplaceUses(d.Outs[0], div.Outs[0])
+		return true, nil
+	}
+	return false, nil
+}
