@@ -6,13 +6,19 @@ import "github.com/fuser-dev/fuser/ir"
 // in any order the math allows, with one attention node. Scale, mask
 // (causal or sliding window), soft-capping, GQA head groups, paged or ragged
 // KV (through the keys' ragged lengths) and a shared-prefix concat (cascade)
-// become the node's variant.
+// become the node's variant; a bias constant along the keys drops out of
+// the softmax. canonicalize has already brought scales, softmax and
+// transposes to one form.
 func attention(s *State) (int, error) {
 	g := s.Graph
 	users := g.Users()
 	n := 0
 	for _, pv := range append([]*ir.Node(nil), g.Nodes...) {
-		if pv.Op != ir.OpMatmul || pv.Args[0].Def.Op != ir.OpSoftmax {
+		if pv.Op != ir.OpMatmul {
+			continue
+		}
+		if pv.Args[0].Def.Op != ir.OpSoftmax {
+			explainNotSoftmax(s, pv)
 			continue
 		}
 		node, ok := matchAttention(s, pv, users)
@@ -38,100 +44,66 @@ type attentionMatch struct {
 }
 
 // matchAttention walks from P·V back to Q·Kᵀ and checks that every step is
-// one the flash kernel computes.
+// one the flash kernel computes; the first one that is not is explained.
 func matchAttention(s *State, pv *ir.Node, users map[*ir.Value][]*ir.Node) (attentionMatch, bool) {
-	at := &ir.Attention{Scale: 1}
+	w := &scoreWalk{at: &ir.Attention{Scale: 1}, where: pv.Pos.String()}
 	p := pv.Args[0]
-	where := pv.Pos.String()
 	sm := p.Def
 	if sm.Attr.Axis != len(p.Type.Shape)-1 {
-		s.explain(false, "softmax→matmul at %s: softmax is not over the keys (last axis)", where)
+		s.explain(false, "softmax→matmul at %s: softmax is not over the keys (last axis)", w.where)
 		return attentionMatch{}, false
 	}
 	single := func(v *ir.Value) bool { return len(users[v]) == 1 }
 	if !single(p) {
-		s.explain(false, "softmax→matmul at %s: the probabilities %s are read elsewhere, so they must be materialised", where, p.Ref())
+		s.explain(false, "softmax→matmul at %s: the probabilities %s are read elsewhere, so they must be materialised", w.where, p.Ref())
 		return attentionMatch{}, false
 	}
 	x := sm.Args[0]
-	seenCap, seenScale, seenMask := false, false, false
 	for {
 		if !single(x) {
-			s.explain(false, "attention at %s: scores %s are read elsewhere", where, x.Ref())
+			s.explain(false, "attention at %s: scores %s are read elsewhere", w.where, x.Ref())
 			return attentionMatch{}, false
 		}
 		d := x.Def
-		switch d.Op {
-		case ir.OpCausal, ir.OpWindow:
-			if seenCap {
-				s.explain(false, "attention at %s: softcap applied after the mask would turn masked scores into -cap", where)
-				return attentionMatch{}, false
-			}
-			seenMask, at.Causal = true, true
-			if d.Op == ir.OpWindow {
-				w := d.Attr.W
-				if !at.Window.IsZero() {
-					a, aok := at.Window.Value()
-					b, bok := w.Value()
-					if !aok || !bok {
-						s.explain(false, "attention at %s: nested windows of symbolic sizes", where)
-						return attentionMatch{}, false
-					}
-					w = ir.Const(min(a, b)) // nested windows keep the narrower
-				}
-				at.Window = w
-			}
-		case ir.OpSoftcap:
-			if seenScale {
-				s.explain(false, "attention at %s: a scale outside softcap is not a score scale", where)
-				return attentionMatch{}, false
-			}
-			seenCap, at.Softcap = true, d.Attr.Num
-		case ir.OpMul:
-			c, ok := constValue(d.Args[1])
-			if !ok {
-				s.explain(false, "attention at %s: scores multiplied by a tensor %s (not a scale)", where, d.Args[1].Ref())
-				return attentionMatch{}, false
-			}
-			if c <= 0 && !seenMask {
-				// Walking inward, no mask seen yet means this scale is applied
-				// after the mask: a non-positive one turns -inf into +inf or NaN.
-				s.explain(false, "attention at %s: scale %g after the mask flips masked scores", where, c)
-				return attentionMatch{}, false
-			}
-			seenScale = true
-			at.Scale *= c
-		case ir.OpMatmul:
-			return matchQK(s, pv, d, at, where)
-		default:
-			s.explain(false, "attention at %s: %s between Q·Kᵀ and softmax is not a score modifier", where, d.Op)
+		if d.Op == ir.OpMatmul {
+			return matchQK(s, pv, d, w.at, w.where)
+		}
+		next, ok := w.step(s, d, x)
+		if !ok {
 			return attentionMatch{}, false
 		}
-		x = d.Args[0]
+		x = next
 	}
 }
 
-// matchQK checks the Q·Kᵀ product and the value operand, and recognises a
-// cascade (shared prefix concatenated with per-request keys).
-func matchQK(s *State, pv, qk *ir.Node, at *ir.Attention, where string) (attentionMatch, bool) {
-	q, kt, v := qk.Args[0], qk.Args[1], pv.Args[1]
-	rank := len(kt.Type.Shape)
-	if kt.Def.Op != ir.OpTranspose || rank != 4 || kt.Def.Attr.Perm[2] != 3 || kt.Def.Attr.Perm[3] != 2 || kt.Def.Attr.Perm[0] != 0 || kt.Def.Attr.Perm[1] != 1 {
-		s.explain(false, "attention at %s: the key operand is not transpose(K) of a [B, G, T, Dh] tensor", where)
-		return attentionMatch{}, false
+// explainNotSoftmax explains a P·V candidate, a matmul of two stacks of
+// matrices whose left operand is computed from an exp but is not a
+// softmax: it names the op that is not exp(s) / sum(exp(s)).
+func explainNotSoftmax(s *State, pv *ir.Node) {
+	p := pv.Args[0]
+	if len(p.Type.Shape) != 4 || len(pv.Args[1].Type.Shape) != 4 || !readsExp(p, 3) {
+		return
 	}
-	k := kt.Def.Args[0]
-	if len(q.Type.Shape) != 4 || len(v.Type.Shape) != 4 || !v.Type.Shape.Equal(k.Type.Shape) {
-		s.explain(false, "attention at %s: q, K, V are not [B, H, S, Dh], [B, G, T, Dh], [B, G, T, Dh]", where)
-		return attentionMatch{}, false
+	d := p.Def
+	if d.Op == ir.OpDiv && d.Args[0].Def.Op == ir.OpExp && d.Args[1].Def.Op == ir.OpSum && d.Args[1].Def.Args[0] != d.Args[0] {
+		s.explain(false, "softmax→matmul at %s: %s divides %s by %s, a sum of %s, not of the exponentials themselves: not a softmax", pv.Pos, p.Ref(), d.Args[0].Ref(), d.Args[1].Ref(), d.Args[1].Def.Args[0].Ref())
+		return
 	}
-	if kc, vc := k.Def, v.Def; kc.Op == ir.OpConcat && vc.Op == ir.OpConcat && len(kc.Args) == 2 && len(vc.Args) == 2 && kc.Attr.Axis == 2 && vc.Attr.Axis == 2 {
-		kp, vp := kc.Args[0], vc.Args[0]
-		if b, ok := kp.Type.Shape[0].Value(); ok && b == 1 && kp.Type.Shape.Equal(vp.Type.Shape) {
-			at.Cascade = true
-			s.explain(true, "attention at %s: keys are a shared prefix %s concatenated with per-request keys: cascade", where, kp.Ref())
-			return attentionMatch{variant: at, args: []*ir.Value{q, kp, vp, kc.Args[1], vc.Args[1]}}, true
+	s.explain(false, "softmax→matmul at %s: the probabilities %s are %s, not softmax(s) or exp(s) / sum(exp(s)) over the keys", pv.Pos, p.Ref(), d.Op)
+}
+
+// readsExp reports whether v is computed from an exp within depth ops.
+func readsExp(v *ir.Value, depth int) bool {
+	if v.Def.Op == ir.OpExp {
+		return true
+	}
+	if depth == 0 {
+		return false
+	}
+	for _, a := range v.Def.Args {
+		if readsExp(a, depth-1) {
+			return true
 		}
 	}
-	return attentionMatch{variant: at, args: []*ir.Value{q, k, v}}, true
+	return false
 }

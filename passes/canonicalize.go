@@ -7,24 +7,84 @@ import (
 	"github.com/fuser-dev/fuser/ir"
 )
 
-// canonicalize rewrites the graph into normal forms the later passes match:
-//   - x / c with a constant c becomes x * (1/c);
-//   - (q * c) @ k becomes (q @ k) * c, so a scale written on q reads like one
-//     written on the scores;
-//   - exp(x - max(x)) / sum(exp(x - max(x))) over one axis becomes softmax(x);
+// rewrite tries one normal-form rule on node d; it reports whether it
+// rewrote the graph. users is the graph's use map at the time of the call.
+type rewrite func(s *State, d *ir.Node, users map[*ir.Value][]*ir.Node) (bool, error)
+
+// canonicalRules are the normal forms, in the order they are applied: each
+// rule runs to its fixed point over the graph before the next starts.
+var canonicalRules = []rewrite{
+	constOnRight,     // c * x → x * c
+	divByConst,       // x / c → x * (1/c)
+	reciprocalToDiv,  // x * (1 / y) → x / y
+	composeTranspose, // transpose(transpose(x)) → transpose(x); identity transposes and reshapes go
+	scaleOutward,     // a scalar scale moves past transpose, reshape, rope and matmul
+	softmaxForm,      // exp(x - max(x)) / sum(...) and exp(x) / sum(exp(x)) → softmax(x)
+	softmaxShift,     // softmax(x - b) → softmax(x) for b constant along the axis
+}
+
+// maxCanonicalRounds bounds the rounds over every rule; each round that
+// changes the graph moves scales outward or removes nodes, so a few suffice.
+const maxCanonicalRounds = 16
+
+// canonicalize rewrites the graph into normal forms the later passes match,
+// so that every way of writing one computation reaches the same graph:
+//   - a scalar constant is the right operand of a product, x / c is
+//     x * (1/c) and x * (1 / y) is x / y;
+//   - nested transposes are one; transposes and reshapes that change
+//     nothing are removed;
+//   - a scalar scale on an operand of a matmul (the query, the keys, or
+//     split between them), also when written before a transpose, reshape or
+//     rope of it, becomes a scale of the matmul's result;
+//   - exp(x - max(x)) / sum(...) and exp(x) / sum(exp(x)) over one axis
+//     become softmax(x), and a shift constant along the axis leaves a
+//     softmax;
 //   - common subexpressions are merged and dead nodes removed.
 func canonicalize(s *State) (int, error) {
 	changes := 0
-	for _, rule := range []func(*State) (int, error){divByConst, scaleAfterMatmul, softmaxForm} {
-		n, err := rule(s)
-		if err != nil {
-			return changes, err
+	for range maxCanonicalRounds {
+		n := cse(s.Graph)
+		for _, rule := range canonicalRules {
+			k, err := rewriteAll(s, rule)
+			if err != nil {
+				return changes, err
+			}
+			n += k
 		}
+		n += cse(s.Graph)
+		n += s.Graph.RemoveDead()
 		changes += n
+		if n == 0 {
+			return changes, nil
+		}
 	}
-	changes += cse(s.Graph)
-	changes += s.Graph.RemoveDead()
-	return changes, nil
+	return changes, fmt.Errorf("the graph did not reach a normal form in %d rounds", maxCanonicalRounds)
+}
+
+// rewriteAll applies rule to the first node, in graph order, it rewrites,
+// until it rewrites none, and returns how many rewrites it made. Starting
+// over after each rewrite keeps the use counts exact.
+func rewriteAll(s *State, rule rewrite) (int, error) {
+	n := 0
+	for {
+		users := s.Graph.Users()
+		fired := false
+		for _, d := range s.Graph.Nodes {
+			ok, err := rule(s, d, users)
+			if err != nil {
+				return n, err
+			}
+			if ok {
+				fired = true
+				break
+			}
+		}
+		if !fired {
+			return n, nil
+		}
+		n++
+		s.Graph.RemoveDead()
+	}
 }
 
 // constValue returns the value of a scalar constant.
@@ -33,105 +93,6 @@ func constValue(v *ir.Value) (float64, bool) {
 		return v.Def.Attr.Num, true
 	}
 	return 0, false
-}
-
-func divByConst(s *State) (int, error) {
-	g := s.Graph
-	n := 0
-	for _, d := range append([]*ir.Node(nil), g.Nodes...) {
-		if d.Op != ir.OpDiv {
-			continue
-		}
-		c, ok := constValue(d.Args[1])
-		if !ok || c == 0 {
-			continue
-		}
-		inv, err := g.NewNode(ir.OpConst, ir.Attr{Num: 1 / c, To: d.Args[1].Type.DType}, d)
-		if err != nil {
-			return n, err
-		}
-		mul, err := g.NewNode(ir.OpMul, ir.Attr{}, d, d.Args[0], inv.Outs[0])
-		if err != nil {
-			return n, err
-		}
-		g.ReplaceUses(d.Outs[0], mul.Outs[0])
-		n++
-	}
-	g.RemoveDead()
-	return n, nil
-}
-
-// scaleAfterMatmul moves a scalar factor on a matmul's left operand past the
-// matmul.
-func scaleAfterMatmul(s *State) (int, error) {
-	g := s.Graph
-	users := g.Users()
-	n := 0
-	for _, m := range append([]*ir.Node(nil), g.Nodes...) {
-		if m.Op != ir.OpMatmul {
-			continue
-		}
-		scaled := m.Args[0].Def
-		if scaled.Op != ir.OpMul || len(users[m.Args[0]]) != 1 {
-			continue
-		}
-		c, ok := constValue(scaled.Args[1])
-		if !ok {
-			continue
-		}
-		mm, err := g.NewNode(ir.OpMatmul, ir.Attr{}, m, scaled.Args[0], m.Args[1])
-		if err != nil {
-			return n, err
-		}
-		k, err := g.NewNode(ir.OpConst, ir.Attr{Num: c, To: m.Outs[0].Type.DType}, m)
-		if err != nil {
-			return n, err
-		}
-		mul, err := g.NewNode(ir.OpMul, ir.Attr{}, m, mm.Outs[0], k.Outs[0])
-		if err != nil {
-			return n, err
-		}
-		g.ReplaceUses(m.Outs[0], mul.Outs[0])
-		s.explain(true, "moved the scale %g on %s past matmul %s", c, scaled.Args[0].Ref(), m.Outs[0].Ref())
-		n++
-	}
-	g.RemoveDead()
-	return n, nil
-}
-
-// softmaxForm recognises a decomposed softmax: div(e, sum(e)) with
-// e = exp(sub(x, reduce_max(x))), all over the same axis.
-func softmaxForm(s *State) (int, error) {
-	g := s.Graph
-	n := 0
-	for _, d := range append([]*ir.Node(nil), g.Nodes...) {
-		if d.Op != ir.OpDiv {
-			continue
-		}
-		e, sum := d.Args[0], d.Args[1]
-		if sum.Def.Op != ir.OpSum || sum.Def.Args[0] != e || e.Def.Op != ir.OpExp {
-			continue
-		}
-		sub := e.Def.Args[0].Def
-		if sub.Op != ir.OpSub {
-			continue
-		}
-		x, mx := sub.Args[0], sub.Args[1]
-		axis := sum.Def.Attr.Axis
-		if mx.Def.Op != ir.OpReduceMax || mx.Def.Args[0] != x || mx.Def.Attr.Axis != axis || !x.Type.Shape.Equal(d.Outs[0].Type.Shape) {
-			s.explain(false, "%s looks like a softmax but does not subtract the max of the same axis", d.Outs[0].Ref())
-			continue
-		}
-		sm, err := g.NewNode(ir.OpSoftmax, ir.Attr{Axis: axis}, d, x)
-		if err != nil {
-			return n, err
-		}
-		g.ReplaceUses(d.Outs[0], sm.Outs[0])
-		s.explain(true, "exp(x - max(x)) / sum(...) at %s is softmax(%s, axis=%d)", d.Pos, x.Ref(), axis)
-		n++
-	}
-	g.RemoveDead()
-	return n, nil
 }
 
 // cse merges nodes with the same op, arguments and attributes.

@@ -84,12 +84,7 @@ func TestAttentionFires(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []string
-			for _, n := range st.Graph.Nodes {
-				if n.Op == ir.OpAttention {
-					got = append(got, n.Attr.Attn.String())
-				}
-			}
+			got := attentionVariants(st)
 			if len(got) != 1 || got[0] != variant {
 				t.Errorf("attention nodes %q, want one %q", got, variant)
 			}
@@ -148,4 +143,15 @@ y = a + a @ w2
 			t.Errorf("log lacks %q:\n%s", want, text)
 		}
 	}
+}
+
+// attentionVariants lists the variants of the graph's attention nodes.
+func attentionVariants(st *passes.State) []string {
+	var got []string
+	for _, n := range st.Graph.Nodes {
+		if n.Op == ir.OpAttention {
+			got = append(got, n.Attr.Attn.String())
+		}
+	}
+	return got
 }

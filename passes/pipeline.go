@@ -62,7 +62,7 @@ func (s *State) explain(fired bool, format string, args ...any) {
 
 // Fused is the optimising pipeline.
 var Fused = []Pass{
-	{Name: "canonicalize", Doc: "CSE, constant folding and normal forms (decomposed softmax, scale after Q·Kᵀ, division by a constant)", Run: canonicalize},
+	{Name: "canonicalize", Doc: "CSE, constant folding and normal forms (softmax written out, scales on either matmul operand moved after it, division by a constant, nested transposes)", Run: canonicalize},
 	{Name: "attention", Doc: "written attention to a flash node: scale, mask, softcap, GQA, cascade, paged KV", Run: attention},
 	{Name: "epilogue", Doc: "matmul kernels absorb their element-wise consumers: bias, activation, residual, SwiGLU, RoPE, KV append", Run: epilogue},
 	{Name: "rows", Doc: "element-wise chains and trees with at most one row reduction become one kernel", Run: rows},
