@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fuser-dev/fuser/frontend"
+	"github.com/fuser-dev/fuser/interp"
 	"github.com/fuser-dev/fuser/ir"
-	"github.com/fuser-dev/fuser/ir/interp"
 	"github.com/fuser-dev/fuser/passes"
 	"github.com/fuser-dev/fuser/plan"
 )
@@ -94,7 +95,7 @@ func formGraph(t *testing.T, f attentionForm) *ir.Graph {
 		query = "q = transpose(rope(reshape(q0, [B, S, H, Dh]), pos), [0, 2, 1, 3])"
 	}
 	src := strings.NewReplacer("{{decls}}", f.decls, "{{query}}", query, "{{attention}}", f.body).Replace(string(text))
-	g, err := ir.Parse(f.name+".fu", src)
+	g, err := frontend.Parse(f.name+".fu", src)
 	if err != nil {
 		t.Fatalf("form does not build: %v\n%s", err, src)
 	}
@@ -161,7 +162,7 @@ func attentionKernels(p *plan.Plan) (int, string) {
 	n, variant := 0, ""
 	for _, k := range p.Kernels {
 		if k.Strategy == plan.Attention {
-			n, variant = n+1, k.Launch.Variant
+			n, variant = n+1, k.Launch.Variant.String()
 		}
 	}
 	return n, variant
