@@ -8,19 +8,18 @@ import (
 )
 
 // Launch-plan constants. GEMV blocks own plan.GemvCols output columns and
-// split K until the grid holds gemvBlocksPerSM blocks an SM, each split at
-// least gemvMinSplitK rows (bench/gemv_variants: on the H200 two blocks an
-// SM stream the decode GEMVs fastest); GEMM grids give a block to gemmBlockCols
+// split K while the grid fits the SMs one block each (the kernel, with its
+// tensor-core path, holds one block an SM), each split at least
+// gemvMinSplitK rows; GEMM grids give a block to gemmBlockCols
 // columns and plan.GemmTileM rows (the kernel's blocks stride over its
 // plan.GemmTileM × plan.GemmTileN tiles).
 const (
-	gemvBlock       = 256
-	gemvMinSplitK   = 64
-	gemvBlocksPerSM = 2
-	gemmBlock       = 384
-	gemmBlockCols   = 128
-	elemBlock       = 256
-	elemPerThread   = 8
+	gemvBlock     = 256
+	gemvMinSplitK = 64
+	gemmBlock     = 384
+	gemmBlockCols = 128
+	elemBlock     = 256
+	elemPerThread = 8
 )
 
 // launch sizes every kernel's grid at the bound dims and fixes its
@@ -94,8 +93,8 @@ func gemmLaunch(s *State, mm *ir.Node, eval func(ir.Dim) int64) *plan.Launch {
 	// at run time (a ragged N) is not split.
 	blocks := ceilDiv(n, plan.GemvCols) * batch
 	split := int64(1)
-	if _, constN := out[len(out)-1].Value(); constN && blocks < gemvBlocksPerSM*s.Target.SMs {
-		split = max(1, min(ceilDiv(gemvBlocksPerSM*s.Target.SMs, blocks), kk/gemvMinSplitK))
+	if _, constN := out[len(out)-1].Value(); constN && 2*blocks <= s.Target.SMs {
+		split = max(1, min(s.Target.SMs/blocks, kk/gemvMinSplitK))
 	}
 	l := &plan.Launch{Variant: plan.VariantGemv, Grid: [3]int64{ceilDiv(n, plan.GemvCols), batch, split}, Block: gemvBlock, Launches: 1, Splits: split, Tile: [2]int64{m, plan.GemvCols}}
 	if split > 1 {

@@ -76,8 +76,8 @@ y = a @ w
 `
 	st, cs := planCosts(t, src, passes.Options{Dims: map[string]int64{"M": 3}})
 	l := st.Plan.Kernels[0].Launch
-	// 256 columns are one GEMV block, far from two an SM of 132 SMs: split
-	// K = 4096 into min(ceil(264/1), 4096/64) = 64, reduced in the launch.
+	// 256 columns are one GEMV block, far from 132 SMs: split K = 4096
+	// into min(132/1, 4096/64) = 64, reduced in the launch.
 	if len(cs) != 1 || l.Variant != plan.VariantGemv || l.Splits != 64 || cs[0].Launches != 1 {
 		t.Fatalf("plan %s, costs %+v: want one split-K GEMV of 64 splits in 1 launch", st.Plan, cs)
 	}

@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"fmt"
+	"github.com/fuser-dev/fuser/ir"
 	"strings"
 )
 
@@ -216,8 +217,8 @@ func (g *gemmModel) emitGemvTile(w *writer) error {
 	// before their FMAs so that each thread keeps U loads in flight. Rows
 	// past the chunk load its last row again and are skipped by the FMAs,
 	// so that no load waits on a branch. A tile whose lane groups are 8
-	// contiguous, aligned columns in every row takes 16-byte loads.
-	w.line("constexpr int U = %d;", gemvRowsInFlight)
+	// contiguous, aligned columns in every row takes 16-byte loads, kept
+	// raw (4 registers a row) for 16-bit weights until their FMAs.
 	w.line("float acc[MR][8];")
 	w.line("#pragma unroll")
 	w.line("for (int m = 0; m < MR; m++)")
@@ -226,19 +227,6 @@ func (g *gemmModel) emitGemvTile(w *writer) error {
 	w.line("i64 col[8];")
 	w.line("#pragma unroll")
 	w.line("for (int c = 0; c < 8; c++) col[c] = scol[lane * 8 + c];")
-	rowVec := "false"
-	if g.bN {
-		r0, err := k.addr(g.b, bIdx(ixc(0), ixc(0)))
-		if err != nil {
-			return err
-		}
-		r1, err := k.addr(g.b, bIdx(ixc(1), ixc(0)))
-		if err != nil {
-			return err
-		}
-		w.line("const bool rowvec = svec[lane] != 0 && fz_aligned(%s + col[0], %d) && fz_aligned(%s + col[0], %d);", r0, vecAlign(g.bv.dt), r1, vecAlign(g.bv.dt))
-		rowVec = "rowvec"
-	}
 	w.open("for (i64 kc = k0; kc < k1; kc += %d) {", gemvKC)
 	w.line("const int kl = (int)fz_min64(%d, k1 - kc);", gemvKC)
 	w.line("__syncthreads();")
@@ -250,26 +238,46 @@ func (g *gemmModel) emitGemvTile(w *writer) error {
 	if err != nil {
 		return err
 	}
-	loads := []string{fmt.Sprintf("for (int c = 0; c < 8; c++) b[i][c] = col[c] >= 0 ? fz_ld_%s(%s) : 0.f;", bs, scalar)}
-	if g.bN {
-		vec, err := k.addr(g.b, bIdx(ixv("kr"), ixv("col[0]")))
-		if err != nil {
-			return err
-		}
-		loads = []string{fmt.Sprintf("fz_ld8_%s(b[i], %s);", bs, vec), loads[0]}
+	floats := rowStream{
+		rows: g.rowsInFlight(false),
+		decl: "float b[U][8];",
+		load: fmt.Sprintf("for (int c = 0; c < 8; c++) b[i][c] = col[c] >= 0 ? fz_ld_%s(%s) : 0.f;", bs, scalar),
+		use:  "const float* bi = b[i];",
 	}
-	if len(loads) == 2 {
-		w.open("if (%s) {", rowVec)
-		g.emitRowStream(w, loads[0])
+	if !g.bN {
+		g.emitRowStream(w, floats)
 		w.close()
-		w.open("else {")
-		g.emitRowStream(w, loads[1])
-		w.close()
-	} else {
-		g.emitRowStream(w, loads[0])
+		return g.emitRowReduce(w)
 	}
+	r0, err := k.addr(g.b, bIdx(ixc(0), ixc(0)))
+	if err != nil {
+		return err
+	}
+	r1, err := k.addr(g.b, bIdx(ixc(1), ixc(0)))
+	if err != nil {
+		return err
+	}
+	vec, err := k.addr(g.b, bIdx(ixv("kr"), ixv("col[0]")))
+	if err != nil {
+		return err
+	}
+	vector := rowStream{rows: g.rowsInFlight(false), decl: "float b[U][8];", load: fmt.Sprintf("fz_ld8_%s(b[i], %s);", bs, vec), use: "const float* bi = b[i];"}
+	if g.bv.dt == ir.BF16 || g.bv.dt == ir.F16 {
+		vector = rowStream{rows: g.rowsInFlight(true), decl: "uint4 braw[U];", load: fmt.Sprintf("braw[i] = *(const uint4*)(%s);", vec), use: fmt.Sprintf("float bi[8]; fz_unpack_%s(bi, braw[i]);", bs)}
+	}
+	w.open("if (svec[lane] != 0 && fz_aligned(%s + col[0], %d) && fz_aligned(%s + col[0], %d)) {", r0, vecAlign(g.bv.dt), r1, vecAlign(g.bv.dt))
+	g.emitRowStream(w, vector)
 	w.close()
-	// Sum the warps' partial sums, one row at a time, in warp order.
+	w.open("else {")
+	g.emitRowStream(w, floats)
+	w.close()
+	w.close()
+	return g.emitRowReduce(w)
+}
+
+// emitRowReduce sums the warps' partial sums of the row-major GEMV into
+// res, one row at a time, in warp order.
+func (g *gemmModel) emitRowReduce(w *writer) error {
 	w.line("#pragma unroll")
 	w.open("for (int m = 0; m < MR; m++) {")
 	w.line("__syncthreads();")
@@ -287,25 +295,50 @@ func (g *gemmModel) emitGemvTile(w *writer) error {
 	return nil
 }
 
+// rowStream is how the row-major GEMV holds a warp's rows in flight: U
+// rows of b declared by decl, row i (position kr) loaded by load, and bi,
+// its 8 values as floats, set by use before its FMAs.
+type rowStream struct {
+	rows            int
+	decl, load, use string
+}
+
+// rowsInFlight is the rows a warp loads before their FMAs: raw 16-byte rows
+// take 4 registers each, converted ones 8; blocks of more than 256 threads
+// have half the registers a thread.
+func (g *gemmModel) rowsInFlight(raw bool) int {
+	u := gemvRowsInFlight
+	if raw {
+		u *= 2
+	}
+	if g.k.nt > 256 {
+		u /= 2
+	}
+	return u
+}
+
 // emitRowStream writes the row-major GEMV's loop over a chunk's rows: each
-// warp's U rows loaded by load (which fills b[i] from row kr), then their
-// FMAs with the staged left operand.
-func (g *gemmModel) emitRowStream(w *writer, load string) {
+// warp's U rows loaded, then their FMAs with the staged left operand.
+func (g *gemmModel) emitRowStream(w *writer, rs rowStream) {
+	w.open("{")
+	w.line("constexpr int U = %d;", rs.rows)
 	w.open("for (int kb = wid * U; kb < kl; kb += nw * U) {")
-	w.line("float b[U][8];")
+	w.line("%s", rs.decl)
 	w.line("#pragma unroll")
 	w.open("for (int i = 0; i < U; i++) {")
 	w.line("const i64 kr = kc + (kb + i < kl ? kb + i : kl - 1);")
-	w.line("%s", load)
+	w.line("%s", rs.load)
 	w.close()
 	w.line("#pragma unroll")
 	w.open("for (int i = 0; i < U; i++) {")
 	w.line("if (kb + i >= kl) break;")
+	w.line("%s", rs.use)
 	w.line("#pragma unroll")
 	w.open("for (int m = 0; m < MR; m++) {")
 	w.line("const float a = As[m * %d + kb + i];", gemvKC)
 	w.line("#pragma unroll")
-	w.line("for (int c = 0; c < 8; c++) acc[m][c] = fmaf(a, b[i][c], acc[m][c]);")
+	w.line("for (int c = 0; c < 8; c++) acc[m][c] = fmaf(a, bi[c], acc[m][c]);")
+	w.close()
 	w.close()
 	w.close()
 	w.close()
