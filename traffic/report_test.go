@@ -3,8 +3,8 @@ package traffic_test
 import (
 	"testing"
 
-	"github.com/fuser-dev/fuser/internal/golden"
 	"github.com/fuser-dev/fuser/frontend"
+	"github.com/fuser-dev/fuser/internal/golden"
 	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/specs"
 	"github.com/fuser-dev/fuser/traffic"
