@@ -43,6 +43,15 @@ func (k *kgen) bodyArgs() string {
 func (g *gemmModel) emitHelpers(w *writer) error {
 	k := g.k
 	n := ixp(g.n)
+	if g.bN && (g.bv.dt == ir.BF16 || g.bv.dt == ir.F16) {
+		// Weight rows are read once: past L1, with the L2 fetching the
+		// 256 bytes around each load (bench/gemv_variants streams this way).
+		w.line("FZ_DEV uint4 @BODY@_ld16(const void* p) {")
+		w.line("  uint4 v;")
+		w.line("  asm(\"ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%%0,%%1,%%2,%%3}, [%%4];\" : \"=r\"(v.x), \"=r\"(v.y), \"=r\"(v.z), \"=r\"(v.w) : \"l\"(p));")
+		w.line("  return v;")
+		w.line("}")
+	}
 	if g.counters > 0 {
 		w.line("// Split-K partials and tile arrival counters (zero at load, reset by the tile's last split).")
 		w.line("static __device__ float @BODY@_ws[%d];", g.partials)
@@ -263,7 +272,7 @@ func (g *gemmModel) emitGemvTile(w *writer) error {
 	}
 	vector := rowStream{rows: g.rowsInFlight(false), decl: "float b[U][8];", load: fmt.Sprintf("fz_ld8_%s(b[i], %s);", bs, vec), use: "const float* bi = b[i];"}
 	if g.bv.dt == ir.BF16 || g.bv.dt == ir.F16 {
-		vector = rowStream{rows: g.rowsInFlight(true), decl: "uint4 braw[U];", load: fmt.Sprintf("braw[i] = *(const uint4*)(%s);", vec), use: fmt.Sprintf("float bi[8]; fz_unpack_%s(bi, braw[i]);", bs)}
+		vector = rowStream{rows: g.rowsInFlight(true), decl: "uint4 braw[U];", load: fmt.Sprintf("braw[i] = @BODY@_ld16(%s);", vec), use: fmt.Sprintf("float bi[8]; fz_unpack_%s(bi, braw[i]);", bs)}
 	}
 	w.open("if (svec[lane] != 0 && fz_aligned(%s + col[0], %d) && fz_aligned(%s + col[0], %d)) {", r0, vecAlign(g.bv.dt), r1, vecAlign(g.bv.dt))
 	g.emitRowStream(w, vector)
@@ -296,17 +305,16 @@ func (g *gemmModel) emitRowReduce(w *writer) error {
 }
 
 // rowStream is how the row-major GEMV holds a warp's rows in flight: U
-// rows of b declared by decl, row i (position kr) loaded by load, and bi,
+// (the C expression rows) rows of b declared by decl, row i (position kr) loaded by load, and bi,
 // its 8 values as floats, set by use before its FMAs.
 type rowStream struct {
-	rows            int
-	decl, load, use string
+	rows, decl, load, use string
 }
 
 // rowsInFlight is the rows a warp loads before their FMAs: raw 16-byte rows
-// take 4 registers each, converted ones 8; blocks of more than 256 threads
-// have half the registers a thread.
-func (g *gemmModel) rowsInFlight(raw bool) int {
+// take 4 registers each, converted ones 8; eight rows of sums (MR) or
+// blocks of more than 256 threads leave half as many registers for them.
+func (g *gemmModel) rowsInFlight(raw bool) string {
 	u := gemvRowsInFlight
 	if raw {
 		u *= 2
@@ -314,14 +322,14 @@ func (g *gemmModel) rowsInFlight(raw bool) int {
 	if g.k.nt > 256 {
 		u /= 2
 	}
-	return u
+	return fmt.Sprintf("(MR > 4 ? %d : %d)", u/2, u)
 }
 
 // emitRowStream writes the row-major GEMV's loop over a chunk's rows: each
 // warp's U rows loaded, then their FMAs with the staged left operand.
 func (g *gemmModel) emitRowStream(w *writer, rs rowStream) {
 	w.open("{")
-	w.line("constexpr int U = %d;", rs.rows)
+	w.line("constexpr int U = %s;", rs.rows)
 	w.open("for (int kb = wid * U; kb < kl; kb += nw * U) {")
 	w.line("%s", rs.decl)
 	w.line("#pragma unroll")
