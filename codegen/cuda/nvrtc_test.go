@@ -48,7 +48,7 @@ func TestNVRTC(t *testing.T) {
 		if !*nvrtcAll && *dimsFlag == "" && c.dims["S"] != testDims[0]["S"] && !nvrtcPrefill[c.spec] {
 			continue
 		}
-		m, err := c.generate()
+		m, err := Generate(c.plan_)
 		if err != nil {
 			t.Errorf("%s: %v", c, err)
 			continue
