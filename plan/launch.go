@@ -10,10 +10,11 @@ type Launch struct {
 	Block int
 	// SharedBytes is the dynamic shared memory per block.
 	SharedBytes int64
-	// Launches is how many kernel launches the kernel takes: 2 for a
-	// split-K GEMV (partial sums, then the reduction) and for cascade decode
-	// attention (the prefix pass, then the decode kernel merging it), 1
-	// otherwise (split-KV decode attention merges in the same launch).
+	// Launches is how many kernel launches the kernel takes: 2 for the
+	// CUDA-core split-KV decode attention (partials, then the merge) and for
+	// cascade decode attention (the prefix pass, then the decode kernel
+	// merging it), 1 otherwise (the tensor-core split-KV attention and the
+	// split-K GEMV reduce in the same launch).
 	Launches int
 	// Variant says which path of a strategy runs.
 	Variant Variant
@@ -35,8 +36,9 @@ type Launch struct {
 	// attention (DecodeStages of SharedBytes), 0 for other variants.
 	Stages int64 `json:",omitempty"`
 	// WorkspaceFloats is the f32 scratch the kernel's partials take at this
-	// launch (split-K sums, split-KV partials and their counters): the
-	// module's workspace is the largest of its kernels'.
+	// launch: a GEMV's split-K sums, which its body declares, or the
+	// split-KV partials and their counters, whose module workspace is the
+	// largest of its attention kernels'.
 	WorkspaceFloats int64 `json:",omitempty"`
 }
 

@@ -27,11 +27,13 @@
 //     for the T cached tokens and the S new ones of each (sequence, head).
 //     Paged and ragged caches follow LANGUAGE.md: the page table describes
 //     the cache after the step's append.
-//   - Split-K GEMV and split-KV decode partials go to fz_workspace, a
-//     module-level scratch sized for the plan's launch (split count from
-//     the grid). The second entry ("_merge") combines them. Cascade decode
-//     attention launches its prefix pass ("_prefix") first, whose partials
-//     the decode entry merges.
+//   - Split-KV decode partials go to fz_workspace, a module-level scratch
+//     sized for the plan's launch (split count from the grid); the
+//     tensor-core kernel merges them in its own launch, the CUDA-core one
+//     in a second entry ("_merge"). Cascade decode attention launches its
+//     prefix pass ("_prefix") first, whose partials the decode entry
+//     merges. A split-K GEMV keeps its partials and tile arrival counters
+//     in arrays of its own body; the last split of each tile sums them.
 //   - Pointers must be 16-byte aligned for the vector paths to be taken;
 //     any alignment is correct.
 //

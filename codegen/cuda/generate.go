@@ -28,8 +28,8 @@ type Kernel struct {
 	Name string
 	// Entries are the extern "C" entries to launch, in order, for the
 	// plan's launch variant: Name alone, Name then a second entry (the
-	// log-sum-exp merge of split-KV decode attention, or the reduction and
-	// epilogue of a split-K GEMV), or, for cascade decode attention, the
+	// log-sum-exp merge of the CUDA-core split-KV decode attention), or,
+	// for cascade decode attention, the
 	// prefix pass (Name + "_prefix") then Name.
 	Entries []string
 	// Variants lists the entries of every variant the kernel was generated
@@ -69,8 +69,9 @@ type generated struct {
 // Generate emits one self-contained CUDA translation unit for the plan.
 // Sizes come from the graph's dims at run time (the int64 dim parameters);
 // constants of the graph are baked in. Identical kernel bodies are emitted
-// once. The workspace of split-K and split-KV partials is the largest any
-// kernel's launch asks for (plan.Launch.WorkspaceFloats).
+// once. The workspace of split-KV partials is the largest any attention
+// kernel's launch asks for (plan.Launch.WorkspaceFloats); a split-K GEMV
+// declares its own.
 func Generate(p *plan.Plan) (*Module, error) {
 	var src strings.Builder
 	src.WriteString(moduleHeader)
@@ -81,7 +82,7 @@ func Generate(p *plan.Plan) (*Module, error) {
 	m := &Module{}
 	emitted := map[string]bool{}
 	tables := map[string]bool{}
-	ws := fmt.Sprintf("\n// Scratch of split-K and split-KV partials, sized for the plan's launch.\nstatic __device__ float fz_workspace[%d];\n", max(workspaceFloats(p), 1))
+	ws := fmt.Sprintf("\n// Scratch of split-KV partials, sized for the plan's launch.\nstatic __device__ float fz_workspace[%d];\n", max(workspaceFloats(p), 1))
 	var entries strings.Builder
 	for _, pk := range p.Kernels {
 		k, gen, err := generateKernel(p.Graph, pk)
@@ -134,11 +135,12 @@ func Generate(p *plan.Plan) (*Module, error) {
 	return m, nil
 }
 
-// workspaceFloats is the largest workspace of the plan's launches.
+// workspaceFloats is the largest workspace of the plan's launches but the
+// GEMVs', which their bodies declare.
 func workspaceFloats(p *plan.Plan) int64 {
 	var n int64
 	for _, k := range p.Kernels {
-		if k.Launch != nil {
+		if k.Launch != nil && k.Launch.Variant != plan.VariantGemv {
 			n = max(n, k.Launch.WorkspaceFloats)
 		}
 	}

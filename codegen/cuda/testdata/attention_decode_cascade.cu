@@ -177,7 +177,7 @@ FZ_DEV void fz_att_prefix(const C& c, float* ws, i64 cap) {
   }
 }
 
-// Scratch of split-K and split-KV partials, sized for the plan's launch.
+// Scratch of split-KV partials, sized for the plan's launch.
 static __device__ float fz_workspace[1331712];
 
 // body of k02_attention_attention

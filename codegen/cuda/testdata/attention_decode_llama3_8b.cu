@@ -878,7 +878,7 @@ FZ_DEV void fz_att_prefill(const C& c) {
   }
 }
 
-// Scratch of split-K and split-KV partials, sized for the plan's launch.
+// Scratch of split-KV partials, sized for the plan's launch.
 static __device__ float fz_workspace[66568];
 
 // body of k02_attention_attention
