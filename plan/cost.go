@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 
+	"github.com/fuser-dev/fuser/internal/intmath"
 	"github.com/fuser-dev/fuser/ir"
 )
 
@@ -78,7 +79,10 @@ func kernelCost(k *Kernel, dims map[string]int64) (Cost, error) {
 		if err != nil {
 			return c, err
 		}
-		c.Flops += f
+		var ok bool
+		if c.Flops, ok = intmath.Add(c.Flops, f); !ok {
+			return c, fmt.Errorf("kernel %s: FLOPs %w", k.Name, ir.ErrOverflow)
+		}
 		switch n.Op {
 		case ir.OpAppend:
 			for _, a := range n.Args[1:] {
@@ -180,7 +184,7 @@ func groupOf(n *ir.Node) int64 {
 
 // nodeFlops counts the arithmetic of one op: 2·M·N·K for a matmul,
 // 4·Dh per (query, visible key) pair for attention, the op's per-element
-// cost times the elements otherwise.
+// cost times the elements otherwise. A count past int64 is ir.ErrOverflow.
 func nodeFlops(n *ir.Node, dims map[string]int64) (int64, error) {
 	out, err := n.Outs[0].Type.Shape.NumElements().Eval(dims)
 	if err != nil {
@@ -190,16 +194,35 @@ func nodeFlops(n *ir.Node, dims map[string]int64) (int64, error) {
 	case ir.OpMatmul:
 		a := n.Args[0].Type.Shape
 		k, err := a[len(a)-1].Eval(dims)
-		return 2 * out * k, err
+		if err != nil {
+			return 0, err
+		}
+		return flopsProduct(n, 2, out, k)
 	case ir.OpAttention:
 		return attentionFlops(n, dims)
 	}
 	per := int64(n.Op.Info().Flops)
 	if n.Op.Info().Pattern == ir.Reduction {
 		in, err := n.Args[0].Type.Shape.NumElements().Eval(dims)
-		return per * in, err
+		if err != nil {
+			return 0, err
+		}
+		return flopsProduct(n, per, in)
 	}
-	return per * out, nil
+	return flopsProduct(n, per, out)
+}
+
+// flopsProduct multiplies an op's FLOP factors, or says that the count
+// overflows int64.
+func flopsProduct(n *ir.Node, factors ...int64) (int64, error) {
+	p := int64(1)
+	for _, f := range factors {
+		var ok bool
+		if p, ok = intmath.Mul(p, f); !ok {
+			return 0, fmt.Errorf("FLOPs of %s %w", n.Op, ir.ErrOverflow)
+		}
+	}
+	return p, nil
 }
 
 // attentionFlops counts 4·Dh flops (QKᵀ and PV) for every visible
@@ -228,9 +251,12 @@ func attentionFlops(n *ir.Node, dims map[string]int64) (int64, error) {
 		if w, ok := at.Window.Value(); ok && w > 0 {
 			visible = min(visible, w)
 		}
-		pairs += max(visible, 0)
+		var ok bool
+		if pairs, ok = intmath.Add(pairs, max(visible, 0)); !ok {
+			return 0, fmt.Errorf("FLOPs of attention %w", ir.ErrOverflow)
+		}
 	}
-	return 4 * d * pairs * b * h, nil
+	return flopsProduct(n, 4, d, pairs, b, h)
 }
 
 // Floor is the least traffic any plan of the graph moves at bound dims:

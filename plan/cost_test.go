@@ -1,10 +1,12 @@
 package plan_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/fuser-dev/fuser/frontend"
+	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/passes"
 	"github.com/fuser-dev/fuser/plan"
 )
@@ -149,5 +151,30 @@ o = softmax(causal(q @ transpose(Ka) / sqrt(Dh)), axis=-1) @ Va
 		if want := q + partials; c.BytesWritten != want {
 			t.Errorf("%s split-keys=%d: wrote %d bytes, want %d (o and %d partials)", tc.dtype, tc.splitKeys, c.BytesWritten, want, tc.parts)
 		}
+	}
+}
+
+// TestFlopsOverflow: a matmul whose operands fit int64 bytes but whose
+// 2·M·N·K does not is an error naming the overflow, not a negative count.
+func TestFlopsOverflow(t *testing.T) {
+	const src = `layer big
+dim M
+input  a : bf16[M, 2097152]
+param  w : bf16[2097152, 2097152]
+output y : bf16[M, 2097152]
+y = a @ w
+`
+	g, err := frontend.Parse("cost.fu", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dims := map[string]int64{"M": 2097152}
+	st, err := passes.Run(g, passes.Fused, passes.Options{Dims: dims})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := st.Plan.Costs(dims)
+	if !errors.Is(err, ir.ErrOverflow) {
+		t.Fatalf("costs %+v, error %v: want the FLOPs to overflow", cs, err)
 	}
 }
