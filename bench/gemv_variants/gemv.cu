@@ -270,9 +270,7 @@ void run_tc(const char* name, char* pool, int M, Shape s, float* ws, int* cnt, f
   }
 }
 
-// check_tc compares the tensor-core kernel with the CUDA-core one on random
-// data (a wrong fragment mapping shows as a large difference).
-
+// run times the CUDA-core variant at four grid sizes (132 to 528 blocks).
 template <int MR, int U, int LPR>
 void run(const char* name, char* pool, int M, Shape s, float* ws, int* cnt, float* y, __nv_bfloat16* x, double copy) {
   constexpr int TN = LPR * 8;

@@ -537,3 +537,7 @@ func (k *kgen) attentionKernel() (*generated, error) {
 	}
 	return gen, nil
 }
+
+// mergeSuffix names the second entry of the CUDA-core split-KV decode
+// attention (the merge of its splits), as the Go launch code expects.
+const mergeSuffix = "_merge"

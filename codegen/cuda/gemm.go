@@ -308,10 +308,6 @@ func (g *gemmModel) gemvTN() int {
 	return gemvRowTN
 }
 
-// mergeSuffix names second entries (split-K merge, split-KV merge), as the
-// Go launch code expects.
-const mergeSuffix = "_merge"
-
 // workspacePerSplit is the f32 count of one split's partial results.
 func (g *gemmModel) workspacePerSplit() poly {
 	return numel(g.unitSizes).mul(numel(g.rowSizes)).mul(g.n)
