@@ -48,7 +48,8 @@ func strategyOf(n *ir.Node) plan.Strategy {
 	return plan.Row
 }
 
-// order sorts the kernels topologically, ties broken by their first node.
+// order sorts the kernels topologically, the load stage first, ties broken
+// by their first node.
 func (s *State) order() error {
 	ks := s.Plan.Kernels
 	pos := map[*ir.Node]int{}
@@ -71,7 +72,12 @@ func (s *State) order() error {
 			}
 		}
 	}
-	sort.SliceStable(ks, func(i, j int) bool { return pos[ks[i].Nodes[0]] < pos[ks[j].Nodes[0]] })
+	sort.SliceStable(ks, func(i, j int) bool {
+		if ks[i].Load != ks[j].Load {
+			return ks[i].Load
+		}
+		return pos[ks[i].Nodes[0]] < pos[ks[j].Nodes[0]]
+	})
 	var out []*plan.Kernel
 	done := map[*plan.Kernel]bool{}
 	for len(out) < len(ks) {

@@ -12,13 +12,17 @@ import (
 const arenaAlign = 256
 
 // memory places every intermediate buffer (a kernel output that is neither a
-// graph output nor a KV cache) at a fixed offset of one arena, reusing the
-// space of buffers whose last reader has run: first fit over live ranges.
+// graph output, a KV cache nor a load-stage value the step reads) at a
+// fixed offset of one arena, reusing the space of buffers whose last reader
+// has run: first fit over live ranges.
 func memory(s *State) (int, error) {
 	p := s.Plan
 	isOutput := map[*ir.Value]bool{}
 	for _, o := range s.Graph.Outputs {
 		isOutput[o] = true
+	}
+	for _, o := range p.Folded() {
+		isOutput[o] = true // a buffer of its own, kept from load to every step
 	}
 	type buffer struct {
 		v                 *ir.Value

@@ -1,7 +1,8 @@
 // Package passes turns a typed graph into a kernel plan. The passes are one
 // table, run in order; each logs why each candidate fusion fired or did
 // not. The graph is verified after every pass, and the plan after every pass
-// that leaves it whole (epilogue and rows leave ops no kernel holds yet).
+// that leaves it whole (fold, epilogue and rows leave ops no kernel holds
+// yet).
 package passes
 
 import (
@@ -19,6 +20,9 @@ type Pass struct {
 	Doc string
 	// Bound passes need the dims bound and are skipped without them.
 	Bound bool
+	// Partial passes leave ops no kernel holds yet: the plan is verified
+	// after every other pass.
+	Partial bool
 	// Run transforms the state and returns how many changes it made.
 	Run func(*State) (int, error)
 }
@@ -64,15 +68,17 @@ func (s *State) explain(fired bool, format string, args ...any) {
 var Fused = []Pass{
 	{Name: "canonicalize", Doc: "CSE, constant folding and normal forms (softmax written out, scales on either matmul operand moved after it, division by a constant, nested transposes)", Run: canonicalize},
 	{Name: "attention", Doc: "written attention to a flash node: scale, mask, softcap, GQA, cascade, paged KV", Run: attention},
-	{Name: "epilogue", Doc: "matmul kernels absorb their element-wise consumers: bias, activation, residual, SwiGLU, RoPE, KV append", Run: epilogue},
-	{Name: "rows", Doc: "element-wise chains and trees with at most one row reduction become one kernel", Run: rows},
+	{Name: "sibling", Doc: "matmuls reading one input with param weights become one matmul over the weights joined at load, split", Run: sibling},
+	{Name: "fold", Doc: "ops of params and constants only move to the load stage, run once after the weights are loaded", Partial: true, Run: fold},
+	{Name: "epilogue", Doc: "matmul kernels absorb their element-wise consumers: bias, activation, residual, SwiGLU, RoPE, KV append", Partial: true, Run: epilogue},
+	{Name: "rows", Doc: "element-wise chains and trees with at most one row reduction become one kernel", Partial: true, Run: rows},
 	{Name: "kernels", Doc: "every remaining op becomes a kernel of its own; kernels ordered", Run: kernels},
 	{Name: "memory", Doc: "liveness-based static arena with fixed offsets", Bound: true, Run: memory},
 	{Name: "launch", Doc: "grids and blocks; split-KV count from batch × kv-heads × context against the SMs", Bound: true, Run: launch},
 }
 
 // Unfused is the trivial plan: one op per kernel, from the same code.
-var Unfused = []Pass{Fused[4], Fused[5], Fused[6]}
+var Unfused = []Pass{Fused[6], Fused[7], Fused[8]}
 
 // Options control a pipeline run.
 type Options struct {
@@ -113,7 +119,7 @@ func Run(g *ir.Graph, passes []Pass, opt Options) (*State, error) {
 		if err := s.Graph.Verify(); err != nil {
 			return nil, fmt.Errorf("after pass %s: %w", p.Name, err)
 		}
-		if s.Plan != nil && p.Name != "epilogue" && p.Name != "rows" {
+		if s.Plan != nil && !p.Partial {
 			if err := s.Plan.Verify(); err != nil {
 				return nil, fmt.Errorf("after pass %s: %w", p.Name, err)
 			}

@@ -20,6 +20,9 @@ type Cost struct {
 	L2Bytes  int64
 	Flops    int64
 	Launches int
+	// Load marks a kernel of the load stage, which runs once, not every
+	// step: Total leaves it out and LoadTotal sums it.
+	Load bool `json:",omitempty"`
 }
 
 // Bytes is the kernel's HBM traffic.
@@ -39,10 +42,20 @@ func (p *Plan) Costs(dims map[string]int64) ([]Cost, error) {
 	return out, nil
 }
 
-// Total sums costs.
-func Total(cs []Cost) Cost {
-	t := Cost{Kernel: "total"}
+// Total sums the costs of the step's kernels (the load stage's are left
+// out).
+func Total(cs []Cost) Cost { return sum(cs, false, "total") }
+
+// LoadTotal sums the costs of the load stage's kernels.
+func LoadTotal(cs []Cost) Cost { return sum(cs, true, "load total") }
+
+// sum adds the costs of the kernels of one stage.
+func sum(cs []Cost, load bool, name string) Cost {
+	t := Cost{Kernel: name, Load: load}
 	for _, c := range cs {
+		if c.Load != load {
+			continue
+		}
 		t.BytesRead += c.BytesRead
 		t.BytesWritten += c.BytesWritten
 		t.L2Bytes += c.L2Bytes
@@ -56,7 +69,7 @@ func kernelCost(k *Kernel, dims map[string]int64) (Cost, error) {
 	if k.Launch == nil {
 		return Cost{}, fmt.Errorf("no launch plan (bind the dims)")
 	}
-	c := Cost{Kernel: k.Name, Strategy: k.Strategy, Launches: k.Launch.Launches}
+	c := Cost{Kernel: k.Name, Strategy: k.Strategy, Launches: k.Launch.Launches, Load: k.Load}
 	for _, in := range k.Inputs {
 		b, err := Bytes(in, dims)
 		if err != nil {

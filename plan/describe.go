@@ -10,6 +10,8 @@ type KernelDesc struct {
 	Reads    []string `json:"reads"`
 	Writes   []string `json:"writes"`
 	Launch   *Launch  `json:"launch,omitempty"`
+	// Load marks a kernel of the load stage.
+	Load bool `json:"load,omitempty"`
 }
 
 // Desc is a plan in plain data, for JSON.
@@ -25,7 +27,7 @@ type Desc struct {
 func (p *Plan) Describe() Desc {
 	d := Desc{Layer: p.Graph.Name}
 	for _, k := range p.Kernels {
-		kd := KernelDesc{Name: k.Name, Strategy: k.Strategy.String(), Reads: refList(k.Inputs), Writes: refList(k.Outputs), Launch: k.Launch}
+		kd := KernelDesc{Name: k.Name, Strategy: k.Strategy.String(), Reads: refList(k.Inputs), Writes: refList(k.Outputs), Launch: k.Launch, Load: k.Load}
 		for _, n := range k.Nodes {
 			kd.Ops = append(kd.Ops, n.String())
 		}

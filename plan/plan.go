@@ -49,6 +49,10 @@ type Kernel struct {
 	Inputs, Outputs []*ir.Value
 	// Launch is set once dims are bound (the launch pass).
 	Launch *Launch
+	// Load marks a kernel of the load stage: it computes values of params
+	// and constants only, once after the weights are loaded, and the step's
+	// kernels read its outputs as they read params (see Plan.Folded).
+	Load bool
 }
 
 // Plan is a layer as an ordered list of kernels.

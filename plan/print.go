@@ -7,12 +7,15 @@ import (
 	"github.com/fuser-dev/fuser/ir"
 )
 
-// String prints the plan kernel by kernel: strategy, launch, the values read
-// and written, and the ops computed.
+// String prints the plan kernel by kernel: strategy, whether it runs in the
+// load stage, launch, the values read and written, and the ops computed.
 func (p *Plan) String() string {
 	var b strings.Builder
 	for _, k := range p.Kernels {
 		fmt.Fprintf(&b, "%s", k.Name)
+		if k.Load {
+			fmt.Fprintf(&b, "  (load stage)")
+		}
 		if k.Launch != nil {
 			fmt.Fprintf(&b, "  [%s]", k.Launch)
 		}

@@ -12,12 +12,18 @@ import (
 
 // Report is the traffic of both plans of one graph at bound dims.
 type Report struct {
-	Dims    map[string]int64 `json:"dims"`
-	Fused   []plan.Cost      `json:"fused"`
-	Unfused []plan.Cost      `json:"unfused"`
-	// FusedTotal and UnfusedTotal sum the kernels of each plan.
+	Dims map[string]int64 `json:"dims"`
+	// Fused and Unfused are the step's kernels of each plan.
+	Fused   []plan.Cost `json:"fused"`
+	Unfused []plan.Cost `json:"unfused"`
+	// FusedTotal and UnfusedTotal sum the step's kernels of each plan.
 	FusedTotal   plan.Cost `json:"fused_total"`
 	UnfusedTotal plan.Cost `json:"unfused_total"`
+	// Load are the fused plan's load-stage kernels, which run once after
+	// the weights are loaded, and LoadTotal their sum; the step's numbers
+	// leave them out.
+	Load      []plan.Cost `json:"load,omitempty"`
+	LoadTotal plan.Cost   `json:"load_total"`
 	// Floor is every param, input and cached token read once and every new
 	// token and output written once.
 	Floor int64 `json:"floor_bytes"`
@@ -55,8 +61,17 @@ func Compare(g *ir.Graph, dims map[string]int64) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		*side.costs, *side.total, *side.plan = cs, plan.Total(cs), st.Plan
+		*side.plan = st.Plan
+		*side.total = plan.Total(cs)
+		for _, c := range cs {
+			if c.Load {
+				r.Load = append(r.Load, c)
+			} else {
+				*side.costs = append(*side.costs, c)
+			}
+		}
 	}
+	r.LoadTotal = plan.LoadTotal(r.Load)
 	floor, err := plan.Floor(g, dims)
 	if err != nil {
 		return nil, err
