@@ -187,7 +187,7 @@ func (in *Instance) Poison(v *ir.Value) error {
 // PoisonAll fills every buffer but the leaves with Poison.
 func (in *Instance) PoisonAll() error {
 	for i, b := range in.L.Layout.Own {
-		if b.Role == "output" {
+		if b.Role == "output" || b.Role == "folded" {
 			if err := in.Own[i].Memset(0, b.Bytes, Poison); err != nil {
 				return err
 			}
@@ -250,13 +250,13 @@ func (l *Loaded) Forward(in *Instance, s *runtime.Stream) error {
 }
 
 // Reset uploads the leaves (states as before the step) and poisons the
-// rest.
+// rest, the load stage's values included.
 func (in *Instance) Reset(r *Reference) error {
 	for _, b := range in.L.Layout.Own {
 		var data []byte
 		var err error
 		switch b.Role {
-		case "output":
+		case "output", "folded":
 			continue
 		case "state":
 			data, err = r.StateBytes(b.Value, false)

@@ -96,7 +96,7 @@ func checkBytes(t *testing.T, name string, p *Plan, lay *Layout, ref *Reference)
 		var data []byte
 		var err error
 		switch b.Role {
-		case "output":
+		case "output", "folded":
 			data, err = ref.ValueBytes(b.Value)
 		case "state":
 			data, err = ref.StateBytes(b.Value, false)

@@ -16,7 +16,8 @@ import (
 // offset in the arena of the memory plan.
 type Buf struct {
 	Value *ir.Value
-	// Role is input, param, state, output or arena.
+	// Role is input, param, state, output, folded (the load stage's) or
+	// arena.
 	Role string
 	// Offset is the arena offset (role arena).
 	Offset int64
@@ -51,7 +52,7 @@ func NewLayout(p *Plan) (*Layout, error) {
 	for _, role := range []struct {
 		name string
 		vs   []*ir.Value
-	}{{"input", g.Inputs}, {"param", g.Params}, {"state", g.States}, {"output", g.Outputs}} {
+	}{{"input", g.Inputs}, {"param", g.Params}, {"state", g.States}, {"output", g.Outputs}, {"folded", p.Plan.Folded()}} {
 		for _, v := range role.vs {
 			if plan.Root(v) != v || plan.InCache(v) {
 				return nil, fmt.Errorf("%s %s is a view of another buffer", role.name, v.Name)

@@ -83,7 +83,11 @@ func (l *layer) emitLayer(f *jen.File) {
 		if b.Extra > 0 {
 			size = fmt.Sprintf("%d bytes and %d more the ladder's padding uses", b.Bytes, b.Extra)
 		}
-		f.Comment(fmt.Sprintf("%s is %s %s: %s, %s.", b.Field, b.Role, b.Value.Name, b.Value.Type, size))
+		name := b.Value.Name
+		if b.Role == "folded" {
+			name = b.Value.Ref() + ", computed by the load stage"
+		}
+		f.Comment(fmt.Sprintf("%s is %s %s: %s, %s.", b.Field, b.Role, name, b.Value.Type, size))
 		f.Func().Params(jen.Id("l").Op("*").Id("Layer")).Id(b.Field).Params().Add(rt("Buffer")).Block(
 			jen.Return(jen.Id("l").Dot(fieldName(b.Field))),
 		)

@@ -50,7 +50,11 @@ func (l *layer) emitNew(f *jen.File) {
 // emitForward emits Forward and forward, one runtime.Launch per entry.
 func (l *layer) emitForward(f *jen.File) {
 	f.Comment("Forward enqueues one step of the layer on stream: every kernel, in plan")
-	f.Comment("order, with the dims given to New.")
+	if l.hasLoad() {
+		f.Comment("order, with the dims given to New, but the load stage's (Fold).")
+	} else {
+		f.Comment("order, with the dims given to New.")
+	}
 	f.Func().Params(jen.Id("l").Op("*").Id("Layer")).Id("Forward").Params(jen.Id("stream").Op("*").Qual(RuntimePath, "Stream")).Error().Block(
 		jen.Return(jen.Id("l").Dot("forward").Call(jen.Id("stream"), jen.Id("l").Dot("dims"))),
 	)
@@ -58,24 +62,52 @@ func (l *layer) emitForward(f *jen.File) {
 	f.Comment("forward launches the kernels on s with dims d.")
 	f.Func().Params(jen.Id("l").Op("*").Id("Layer")).Id("forward").Params(jen.Id("s").Op("*").Qual(RuntimePath, "Stream"), jen.Id("d").Id("Dims")).Error().BlockFunc(func(g *jen.Group) {
 		for i, la := range l.launches {
-			lp := la.Kernel.Launch
-			g.Comment(fmt.Sprintf("%s: %s grid(%d,%d,%d), block %d", la.Entry, lp.Variant, lp.Grid[0], lp.Grid[1], lp.Grid[2], la.Block))
-			call := []jen.Code{
-				jen.Id("l").Dot("kernels").Index(jen.Lit(i)),
-				jen.Index(jen.Lit(3)).Int64().Values(jen.Lit(int(lp.Grid[0])), jen.Lit(int(lp.Grid[1])), jen.Lit(int(lp.Grid[2]))),
-				jen.Lit(la.Block),
-				jen.Lit(int(lp.SharedBytes)),
-				jen.Id("s"),
+			if !la.Kernel.Load {
+				l.emitLaunch(g, i, la)
 			}
-			for _, a := range la.Args {
-				call = append(call, l.argCode(a))
-			}
-			g.If(jen.Err().Op(":=").Qual(RuntimePath, "Launch").Call(call...), jen.Err().Op("!=").Nil()).Block(
-				jen.Return(l.errorf("%w", jen.Err())),
-			)
 		}
 		g.Return(jen.Nil())
 	})
+}
+
+// emitFold emits Fold, which launches the load stage, when the plan has one.
+func (l *layer) emitFold(f *jen.File) {
+	if !l.hasLoad() {
+		return
+	}
+	f.Comment("Fold runs the load stage: the kernels that compute values of the params")
+	f.Comment("alone (a norm weight's 1 + w, sibling weights joined) into buffers of")
+	f.Comment("their own, which every step reads. LoadSafetensors and InitRandom call")
+	f.Comment("it; call it again after writing a param through its accessor. It")
+	f.Comment("returns once the stage has run.")
+	f.Func().Params(jen.Id("l").Op("*").Id("Layer")).Id("Fold").Params().Error().BlockFunc(func(g *jen.Group) {
+		g.List(jen.Id("s"), jen.Id("d")).Op(":=").List(jen.Id("l").Dot("stream"), jen.Id("l").Dot("dims"))
+		for i, la := range l.launches {
+			if la.Kernel.Load {
+				l.emitLaunch(g, i, la)
+			}
+		}
+		g.Return(jen.Id("l").Dot("stream").Dot("Synchronize").Call())
+	})
+}
+
+// emitLaunch emits launch i, la, on stream s with dims d.
+func (l *layer) emitLaunch(g *jen.Group, i int, la launch) {
+	lp := la.Kernel.Launch
+	g.Comment(fmt.Sprintf("%s: %s grid(%d,%d,%d), block %d", la.Entry, lp.Variant, lp.Grid[0], lp.Grid[1], lp.Grid[2], la.Block))
+	call := []jen.Code{
+		jen.Id("l").Dot("kernels").Index(jen.Lit(i)),
+		jen.Index(jen.Lit(3)).Int64().Values(jen.Lit(int(lp.Grid[0])), jen.Lit(int(lp.Grid[1])), jen.Lit(int(lp.Grid[2]))),
+		jen.Lit(la.Block),
+		jen.Lit(int(lp.SharedBytes)),
+		jen.Id("s"),
+	}
+	for _, a := range la.Args {
+		call = append(call, l.argCode(a))
+	}
+	g.If(jen.Err().Op(":=").Qual(RuntimePath, "Launch").Call(call...), jen.Err().Op("!=").Nil()).Block(
+		jen.Return(l.errorf("%w", jen.Err())),
+	)
 }
 
 // argCode is the Go expression of one kernel argument.

@@ -81,6 +81,7 @@ func (l *layer) emitTensors(f *jen.File) {
 	f.Comment("LoadSafetensors copies every param, and every state the file holds,")
 	f.Comment("from the safetensors file at path into the Layer's buffers; each must")
 	f.Comment("have the dtype and shape of tensors.")
+	l.thenFold(f)
 	f.Func().Params(jen.Id("l").Op("*").Id("Layer")).Id("LoadSafetensors").Params(jen.Id("path").String()).Error().Block(
 		jen.List(jen.Id("st"), jen.Err()).Op(":=").Add(rt("OpenSafetensors")).Call(jen.Id("path")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(l.errorf("%w", jen.Err()))),
@@ -94,11 +95,12 @@ func (l *layer) emitTensors(f *jen.File) {
 				jen.Return(l.errorf("%s: %w", jen.Id("t").Dot("Name"), jen.Err())),
 			),
 		),
-		jen.Return(jen.Nil()),
+		l.loaded(),
 	)
 
 	f.Comment("InitRandom fills every param and state with runtime.RandomTensor's")
 	f.Comment("values for seed: the same seed gives the same layer.")
+	l.thenFold(f)
 	f.Func().Params(jen.Id("l").Op("*").Id("Layer")).Id("InitRandom").Params(jen.Id("seed").Uint64()).Error().Block(
 		jen.Id("bufs").Op(":=").Id("l").Dot("tensorBuffers").Call(),
 		jen.For(jen.List(jen.Id("i"), jen.Id("t")).Op(":=").Range().Id("tensors")).Block(
@@ -108,6 +110,23 @@ func (l *layer) emitTensors(f *jen.File) {
 				jen.Return(l.errorf("%s: %w", jen.Id("t").Dot("Name"), jen.Err())),
 			),
 		),
-		jen.Return(jen.Nil()),
+		l.loaded(),
 	)
+}
+
+// loaded is how LoadSafetensors and InitRandom return once the tensors are
+// in: through the load stage when the plan has one.
+func (l *layer) loaded() jen.Code {
+	if l.hasLoad() {
+		return jen.Return(jen.Id("l").Dot("Fold").Call())
+	}
+	return jen.Return(jen.Nil())
+}
+
+// thenFold ends the doc comments of LoadSafetensors and InitRandom when
+// they run the load stage.
+func (l *layer) thenFold(f *jen.File) {
+	if l.hasLoad() {
+		f.Comment("Then it runs the load stage (Fold).")
+	}
 }

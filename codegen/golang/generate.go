@@ -44,6 +44,7 @@ func Generate(p *plan.Plan, dims map[string]int64, kernels []Kernel, pkg, ptxNam
 	l.emitNew(f)
 	l.emitTensors(f)
 	l.emitForward(f)
+	l.emitFold(f)
 	l.emitCapture(f)
 	l.emitLadder(f)
 	l.emitClose(f)

@@ -1,6 +1,7 @@
 package golang
 
 import (
+	"fmt"
 	"go/format"
 	"strings"
 	"testing"
@@ -88,4 +89,77 @@ func TestGenerateErrors(t *testing.T) {
 			t.Errorf("%s: got %v, want an error with %q", tc.name, err, tc.wantError)
 		}
 	}
+}
+
+// TestGenerateFold: a plan with a load stage (gemma2_softcap: 1 + w on
+// every norm weight, q/k/v and gate/up joined) gives each folded value a
+// buffer, launches the load kernels from Fold and no more from forward, and
+// LoadSafetensors and InitRandom end by running Fold.
+func TestGenerateFold(t *testing.T) {
+	p, dims := planSpec(t, "gemma2_softcap", false)
+	src, err := Generate(p, dims, nil, "gemma2_softcap", "kernels.ptx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fold := funcBody(t, src, "func (l *Layer) Fold() error {")
+	forward := funcBody(t, src, "func (l *Layer) forward(s *runtime.Stream, d Dims) error {")
+	load, step := 0, 0
+	for i, k := range p.Kernels {
+		launch := fmt.Sprintf("runtime.Launch(l.kernels[%d],", i)
+		inFold, inForward := strings.Contains(fold, launch), strings.Contains(forward, launch)
+		if k.Load {
+			load++
+		} else {
+			step++
+		}
+		if inFold != k.Load || inForward == k.Load {
+			t.Errorf("kernel %s (load %v): in Fold %v, in forward %v", k.Name, k.Load, inFold, inForward)
+		}
+	}
+	if load != 6 || step != 9 {
+		t.Errorf("%d load and %d step kernels, want 6 and 9", load, step)
+	}
+	for _, want := range []string{
+		"bufWnAiFolded runtime.Buffer",
+		"bufWqWkWv     runtime.Buffer",
+		"bufWgWu       runtime.Buffer",
+		"return l.stream.Synchronize()",
+	} {
+		if !strings.Contains(src, want) {
+			t.Errorf("generated code lacks %q", want)
+		}
+	}
+	for _, fn := range []string{"func (l *Layer) LoadSafetensors(path string) error {", "func (l *Layer) InitRandom(seed uint64) error {"} {
+		if body := funcBody(t, src, fn); !strings.HasSuffix(strings.TrimSpace(body), "return l.Fold()") {
+			t.Errorf("%s does not end by running the load stage:\n%s", fn, body)
+		}
+	}
+}
+
+// TestGenerateNoFold: a plan without a load stage declares no Fold.
+func TestGenerateNoFold(t *testing.T) {
+	p, dims := planSpec(t, "llama3_8b", false)
+	src, err := Generate(p, dims, nil, "llama3_8b", "kernels.ptx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(src, "Fold") {
+		t.Error("a plan without a load stage has a Fold")
+	}
+}
+
+// funcBody returns the body of the generated function whose declaration
+// line is decl.
+func funcBody(t *testing.T, src, decl string) string {
+	t.Helper()
+	i := strings.Index(src, decl)
+	if i < 0 {
+		t.Fatalf("no %q in the generated code", decl)
+	}
+	body := src[i+len(decl):]
+	end := strings.Index(body, "\n}\n")
+	if end < 0 {
+		t.Fatalf("%q has no end", decl)
+	}
+	return body[:end]
 }

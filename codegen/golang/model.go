@@ -3,6 +3,7 @@ package golang
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/fuser-dev/fuser/codegen"
 	"github.com/fuser-dev/fuser/ir"
@@ -37,7 +38,7 @@ type dimField struct {
 type buffer struct {
 	Field string
 	Value *ir.Value
-	Role  string // input, param, state or output
+	Role  string // input, param, state, output or folded (the load stage's)
 	Bytes int64
 	// Extra is room the ladder's padding needs past the planned storage:
 	// the scratch page of a paged pool, a page id per padded sequence.
@@ -65,7 +66,7 @@ type arg struct {
 
 // reserved are the exported names the generated package declares.
 var reserved = []string{"Layer", "Dims", "Planned", "New", "Arena", "ArenaBytes", "Forward", "Capture", "Close",
-	"Ladder", "Step", "StepInputs", "Buckets", "Synchronize", "Counts", "LoadSafetensors", "InitRandom"}
+	"Ladder", "Step", "StepInputs", "Buckets", "Synchronize", "Counts", "LoadSafetensors", "InitRandom", "Fold"}
 
 // newLayer checks the plan (kernels, launches, arena at bound dims) and
 // the kernels' description, and lays out the generated package.
@@ -105,6 +106,9 @@ func newLayer(p *plan.Plan, dims map[string]int64, kernels []Kernel) (*layer, er
 			l.bufs = append(l.bufs, buffer{Field: f, Value: v, Role: role.name, Bytes: n})
 		}
 	}
+	if err := l.addFolded(p, names, dims); err != nil {
+		return nil, err
+	}
 	if err := l.planLadder(g, dims); err != nil {
 		return nil, err
 	}
@@ -129,6 +133,58 @@ func newLayer(p *plan.Plan, dims map[string]int64, kernels []Kernel) (*layer, er
 		}
 	}
 	return l, nil
+}
+
+// addFolded gives every value the load stage computes and the step reads
+// a buffer of its own, named after the value, or after the params it is
+// computed from (wn_ai for 1 + wn_ai: WnAiFolded).
+func (l *layer) addFolded(p *plan.Plan, names namer, dims map[string]int64) error {
+	for _, v := range p.Folded() {
+		n, err := storageBytes(p.Graph, v, dims)
+		if err != nil {
+			return fmt.Errorf("folded %s: %w", v.Ref(), err)
+		}
+		name := v.Name
+		if name == "" {
+			name = strings.Join(paramNames(v.Def), "_") + "_folded"
+		}
+		f := names.name(name, v.ID)
+		l.field[v] = f
+		l.bufs = append(l.bufs, buffer{Field: f, Value: v, Role: "folded", Bytes: n})
+	}
+	return nil
+}
+
+// paramNames returns the names of the params n reads, directly or through
+// other ops, in argument order, each once.
+func paramNames(n *ir.Node) []string {
+	var out []string
+	seen := map[*ir.Value]bool{}
+	var walk func(n *ir.Node)
+	walk = func(n *ir.Node) {
+		for _, a := range n.Args {
+			switch {
+			case seen[a]:
+			case a.Def.Op == ir.OpParam:
+				out = append(out, a.Name)
+			case !a.Def.Op.IsLeaf():
+				walk(a.Def)
+			}
+			seen[a] = true
+		}
+	}
+	walk(n)
+	return out
+}
+
+// hasLoad reports whether the plan has a load stage.
+func (l *layer) hasLoad() bool {
+	for _, la := range l.launches {
+		if la.Kernel.Load {
+			return true
+		}
+	}
+	return false
 }
 
 // args maps kernel parameters to Layer buffers, arena offsets and dims.
