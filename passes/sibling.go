@@ -30,7 +30,8 @@ func sibling(s *State) (int, error) {
 
 // siblingGroups returns, in graph order, the groups of two or more matmuls
 // reading the same input whose weights are params (rank 2, so every part
-// has the input's rows; a matmul's operands share one dtype). It logs the matmuls that read a shared
+// has the input's rows; a matmul's operands share one dtype) and whose
+// results are not graph outputs. It logs the matmuls that read a shared
 // input but cannot join.
 func (s *State) siblingGroups() [][]*ir.Node {
 	byInput := map[*ir.Value][]*ir.Node{}
@@ -45,6 +46,10 @@ func (s *State) siblingGroups() [][]*ir.Node {
 		}
 		byInput[x] = append(byInput[x], n)
 	}
+	isOutput := map[*ir.Value]bool{}
+	for _, o := range s.Graph.Outputs {
+		isOutput[o] = true
+	}
 	var groups [][]*ir.Node
 	for _, x := range order {
 		ms := byInput[x]
@@ -54,7 +59,11 @@ func (s *State) siblingGroups() [][]*ir.Node {
 		var group []*ir.Node
 		var refused []string
 		for _, m := range ms {
-			if why := siblingWeight(m.Args[1]); why != "" {
+			why := siblingWeight(m.Args[1])
+			if isOutput[m.Outs[0]] {
+				why = "its result is a graph output, a buffer of its own, not part of a joined one"
+			}
+			if why != "" {
 				refused = append(refused, m.Outs[0].Ref()+": "+why)
 				continue
 			}

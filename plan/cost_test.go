@@ -178,3 +178,47 @@ y = a @ w
 		t.Fatalf("costs %+v, error %v: want the FLOPs to overflow", cs, err)
 	}
 }
+
+// TestLoadStageCost: the load stage (1 + w, two sibling weights joined) is
+// counted apart from the step, byte for byte: Total is the step's kernels,
+// which read the folded buffers as params, and LoadTotal the load stage's.
+func TestLoadStageCost(t *testing.T) {
+	const src = `layer fold
+dim M
+const D = 64
+input  x  : f32[M, D]
+param  wn : f32[D]
+param  wa : f32[D, 32]
+param  wb : f32[D, 96]
+output y  : f32[M, 32]
+output z  : f32[M, 96]
+h = x * rsqrt(mean(x * x, axis=-1) + 1e-6) * (1 + wn)
+y = silu(h @ wa)
+z = silu(h @ wb)
+`
+	st, cs := planCosts(t, src, passes.Options{Dims: map[string]int64{"M": 1}})
+	load, step := plan.LoadTotal(cs), plan.Total(cs)
+	// Load: 1 + wn reads and writes 64 floats; the concat reads wa and wb
+	// and writes them joined, 64·128 floats.
+	wantLoad := int64(64*4 + 64*128*4)
+	if load.BytesRead != wantLoad || load.BytesWritten != wantLoad || load.Launches != 2 || load.Flops != 64 || len(st.Plan.Folded()) != 2 {
+		t.Errorf("load stage %+v, want %d bytes read and written, 64 FLOPs, 2 launches", load, wantLoad)
+	}
+	// Step: the norm reads x and the folded 1 + wn and writes h; the GEMV
+	// reads h and the joined weight and writes y and z (its epilogue's
+	// silu), plus its split-K partials.
+	var partials int64
+	for _, k := range st.Plan.Kernels {
+		if k.Launch.Variant == plan.VariantGemv {
+			partials += k.Launch.WorkspaceFloats * 4
+		}
+	}
+	wantRead := int64(64*4+64*4) + int64(64*4+64*128*4) + partials
+	wantWritten := int64(64*4) + int64(128*4) + partials
+	if step.BytesRead != wantRead || step.BytesWritten != wantWritten || step.Launches != 2 {
+		t.Errorf("step %+v, want %d bytes read, %d written, 2 launches:\n%s", step, wantRead, wantWritten, st.Plan)
+	}
+	if step.Load || !load.Load {
+		t.Errorf("totals marked load %v (step) and %v (load)", step.Load, load.Load)
+	}
+}
