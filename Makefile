@@ -80,8 +80,10 @@ gpu-attn-bundle:
 	  $(GO) run -tags nvrtc ./gpu/cmd/gpukernels -out $(ATTN_DIR)/kernels -bench "$$bench" -split-keys $(ATTN_SPLITS); \
 	  du -sh $(ATTN_DIR); echo "there, from the repository root: bench/decode_attention.sh $(ATTN_DIR) RESULTS_DIR"
 
-# A longer fuzzing run of the parser and checker, and of the checker's
-# arithmetic (not part of `make test`).
+# A longer fuzzing run of the parser and checker, of the checker's
+# arithmetic, and of the compiler against the interpreter on generated specs
+# (internal/specgen; not part of `make test`).
 fuzz:
+	$(GO) test ./internal/specgen -run '^$$' -fuzz FuzzSpec -fuzztime 10m -fuzzminimizetime 30s
 	$(GO) test ./frontend -run '^$$' -fuzz FuzzParse -fuzztime 10m -fuzzminimizetime 5s
 	$(GO) test ./frontend -run '^$$' -fuzz FuzzArithmetic -fuzztime 5m -fuzzminimizetime 5s
