@@ -343,8 +343,8 @@ func (b *builder) assign(n *parser.Name, v *ir.Value) {
 		if v.Def.Op.IsLeaf() || b.isOutput(v) || isView(v.Def.Op) {
 			// A value named already (y = x, or y = z of another output z)
 			// gets a copy of its own, which carries the output's name; so
-			// does a view (y = a of a, b = split(...)), which no kernel
-			// writes.
+			// does a view (y = a of a, b = split(...)) and the cache an
+			// append returns, which no kernel writes as a buffer of their own.
 			if v = b.apply1(ir.OpCast, n.Pos, ir.Attr{To: v.Type.DType}, v); v == nil {
 				return
 			}
@@ -367,11 +367,12 @@ func (b *builder) assign(n *parser.Name, v *ir.Value) {
 	b.order = append(b.order, bd)
 }
 
-// isView reports whether op only reinterprets its operand's elements (see
-// plan.IsView): an output bound to its result needs a kernel to write it.
+// isView reports whether op's results only reinterpret its operand's
+// elements (see plan.IsView), or are the cache an append writes into: an
+// output bound to one needs a kernel to write it.
 func isView(op ir.Op) bool {
 	switch op {
-	case ir.OpReshape, ir.OpTranspose, ir.OpSplit, ir.OpSlice:
+	case ir.OpReshape, ir.OpTranspose, ir.OpSplit, ir.OpSlice, ir.OpAppend:
 		return true
 	}
 	return false

@@ -13,12 +13,19 @@ import (
 	"github.com/fuser-dev/fuser/plan"
 )
 
-// Tolerance bounds the relative difference (max |got − want| / max |want|)
-// between a plan run by the interpreter and the written graph. Both compute
-// in float64 and a plan only reorders the arithmetic (an online softmax, a
-// moved scale, a split reduction), whose rounding error is a few ulps of
-// 2⁻⁵² per op, far below it.
+// Tolerance bounds the relative difference (max |got − want| / scale, the
+// scale max |want| but at least Floor) between a plan run by the
+// interpreter and the written graph. Both compute in float64 and a plan only
+// reorders the arithmetic (an online softmax, a moved scale, a split
+// reduction), whose rounding error is a few ulps of 2⁻⁵² per op, far below it.
 const Tolerance = 1e-12
+
+// Floor is the least scale of a comparison. Generated inputs are O(1), so
+// intermediates are too, and an output that is a difference of two of them
+// which nearly cancel (two softmaxes subtracted: 1e-5 left of 0.3) carries
+// their rounding, 1e-16 of O(1), which relative to its own max would be
+// 1e-11. A wrong plan is still off by far more than 1e-12 · Floor.
+const Floor = 1e-2
 
 // Failure is a way the compiler disagrees with a spec: Stage names where
 // (check, plan, run, compare, traffic, panic) and Err says what.
@@ -107,7 +114,8 @@ func sameResults(got, want *interp.Result) error {
 	return nil
 }
 
-// same compares two tensors to Tolerance relative to max |want|. A value
+// same compares two tensors to Tolerance relative to max |want| (at least
+// Floor). A value
 // that is NaN or infinite on one side only is a difference; on both sides
 // it must be the same (a NaN matching a NaN).
 func same(got, want *interp.Tensor) error {
@@ -117,7 +125,7 @@ func same(got, want *interp.Tensor) error {
 	if !got.SameShape(want.Shape) {
 		return fmt.Errorf("shape %v, want %v", got.Shape, want.Shape)
 	}
-	scale, worst, at := 0.0, 0.0, -1
+	scale, worst, at := Floor, 0.0, -1
 	for _, w := range want.Data {
 		if !math.IsInf(w, 0) && !math.IsNaN(w) {
 			scale = max(scale, math.Abs(w))
@@ -135,9 +143,7 @@ func same(got, want *interp.Tensor) error {
 			worst, at = d, i
 		}
 	}
-	if scale > 0 {
-		worst /= scale
-	}
+	worst /= scale
 	if !(worst <= Tolerance) {
 		return fmt.Errorf("relative difference %.3g at element %d (%g, want %g; scale %g)", worst, at, got.Data[at], want.Data[at], scale)
 	}

@@ -159,13 +159,18 @@ func (g *gen) softmax(x *value) bool {
 	return true
 }
 
-// topk is an MoE router's: the k largest of the last axis, softmaxed.
+// topk is an MoE router's: the k largest of the last axis, softmaxed. Its
+// operand is x plus fresh random logits: topk is discontinuous at ties, and
+// x alone may hold values equal in the written graph and a rounding apart
+// in a plan (heads of an attention that see one key), which then keep
+// different entries.
 func (g *gen) topk(x *value) bool {
 	n, ok := x.shape[len(x.shape)-1].Value()
 	if !ok || n < 2 {
 		return false
 	}
 	k := 1 + int64(g.src.IntN(int(n)-1))
-	g.bind(x.dt, x.shape, fmt.Sprintf("softmax(topk(%%s, %d), axis=-1)", k), x)
+	r := g.leaf("input", x.dt, x.shape)
+	g.bind(x.dt, x.shape, fmt.Sprintf("softmax(topk(%%s + %%s, %d), axis=-1)", k), x, r)
 	return true
 }

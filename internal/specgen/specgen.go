@@ -155,7 +155,9 @@ func (g *gen) leaf(kind, dt string, shape ir.Shape) *value {
 	v := &value{name: fmt.Sprintf("%s%d", prefix, g.n), dt: dt, shape: shape, leaf: true}
 	g.decls = append(g.decls, fmt.Sprintf("%-6s %s : %s%s", kind, v.name, dt, shape))
 	g.declare(shape)
-	g.vals = append(g.vals, v)
+	if kind != "state" {
+		g.vals = append(g.vals, v) // a cache is read through its append
+	}
 	return v
 }
 
