@@ -40,6 +40,11 @@ gpu:
 # bench target compiled here with NVRTC into .gpu/kernels (gzipped sm_90a
 # cubins, reused while their source is unchanged); run.sh, bench.env,
 # compare.py and ncu_table.py. There: .gpu/run.sh RESULTS_DIR. Not part of `make test`.
+# GEN_SPECS specs from internal/specgen (seeds 0..GEN_SPECS-1, each checked
+# on the CPU first) join the suite: written to .gpu/genspecs, their kernels
+# compiled with the others, run by run.sh through gpu.test -specs; 0 leaves
+# them out.
+GEN_SPECS ?= 32
 BENCH_SPEC ?= llama3_8b
 BENCH_DIMS ?= B=1,S=1,T=4096 B=16,S=1,T=4096
 CUDA_LDFLAGS := -ldflags='-s -w'
@@ -54,7 +59,9 @@ gpu-bundle:
 	    if readelf -d $$f | grep -qi nvrtc; then echo "$$f links NVRTC, which the GPU machine lacks"; exit 1; fi; \
 	  done; \
 	  bench=""; for d in $(BENCH_DIMS); do bench="$${bench}$(BENCH_SPEC):$$d;"; done; \
-	  $(GO) run -tags nvrtc ./gpu/cmd/gpukernels -out .gpu/kernels -bench "$$bench"; \
+	  rm -rf .gpu/genspecs; gen=""; \
+	  if [ "$(GEN_SPECS)" != 0 ]; then $(GO) run ./internal/specgen/cmd/specgen -out .gpu/genspecs -n $(GEN_SPECS); gen="-specs .gpu/genspecs"; fi; \
+	  $(GO) run -tags nvrtc ./gpu/cmd/gpukernels -out .gpu/kernels -bench "$$bench" $$gen; \
 	  printf 'BENCH_SPEC=%s\nBENCH_DIMS="%s"\n' '$(BENCH_SPEC)' '$(BENCH_DIMS)' > .gpu/bench.env; \
 	  cp gpu/run.sh .gpu/run.sh; cp bench/compare.py bench/ncu_table.py .gpu/; chmod +x .gpu/run.sh; \
 	  du -sh .gpu; echo "ship .gpu/ to the GPU machine and run .gpu/run.sh RESULTS_DIR there"
@@ -80,8 +87,10 @@ gpu-attn-bundle:
 	  $(GO) run -tags nvrtc ./gpu/cmd/gpukernels -out $(ATTN_DIR)/kernels -bench "$$bench" -split-keys $(ATTN_SPLITS); \
 	  du -sh $(ATTN_DIR); echo "there, from the repository root: bench/decode_attention.sh $(ATTN_DIR) RESULTS_DIR"
 
-# A longer fuzzing run of the parser and checker, and of the checker's
-# arithmetic (not part of `make test`).
+# A longer fuzzing run of the parser and checker, of the checker's
+# arithmetic, and of the compiler against the interpreter on generated specs
+# (internal/specgen; not part of `make test`).
 fuzz:
+	$(GO) test ./internal/specgen -run '^$$' -fuzz FuzzSpec -fuzztime 10m -fuzzminimizetime 30s
 	$(GO) test ./frontend -run '^$$' -fuzz FuzzParse -fuzztime 10m -fuzzminimizetime 5s
 	$(GO) test ./frontend -run '^$$' -fuzz FuzzArithmetic -fuzztime 5m -fuzzminimizetime 5s

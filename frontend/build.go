@@ -340,9 +340,11 @@ func (b *builder) assign(n *parser.Name, v *ir.Value) {
 			b.errorf(n.Pos, fmt.Sprintf("output %s is declared %s", n.Name, o.decl), "output %s gets a value of type %s", n.Name, v.Type)
 			return
 		}
-		if v.Def.Op.IsLeaf() || b.isOutput(v) {
+		if v.Def.Op.IsLeaf() || b.isOutput(v) || isView(v.Def.Op) {
 			// A value named already (y = x, or y = z of another output z)
-			// gets a copy of its own, which carries the output's name.
+			// gets a copy of its own, which carries the output's name; so
+			// does a view (y = a of a, b = split(...)) and the cache an
+			// append returns, which no kernel writes as a buffer of their own.
 			if v = b.apply1(ir.OpCast, n.Pos, ir.Attr{To: v.Type.DType}, v); v == nil {
 				return
 			}
@@ -363,6 +365,17 @@ func (b *builder) assign(n *parser.Name, v *ir.Value) {
 	bd := &binding{name: n.Name, kind: "value", pos: pos(n.Pos), val: v}
 	b.scope[n.Name] = bd
 	b.order = append(b.order, bd)
+}
+
+// isView reports whether op's results only reinterpret its operand's
+// elements (see plan.IsView), or are the cache an append writes into: an
+// output bound to one needs a kernel to write it.
+func isView(op ir.Op) bool {
+	switch op {
+	case ir.OpReshape, ir.OpTranspose, ir.OpSplit, ir.OpSlice, ir.OpAppend:
+		return true
+	}
+	return false
 }
 
 // isOutput reports whether v is already an output's value.

@@ -3,6 +3,7 @@ package gpu
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"sort"
 	"strings"
 
@@ -31,12 +32,18 @@ type Case struct {
 	Seed int64
 	// What says what the case is for: "decode T=1", "long T", ...
 	What string
+	// File, when set, is the spec file the case runs (SpecCases); Spec is
+	// then its name.
+	File string
 }
 
 // Name is the case's subtest name: spec/small|full/B=2,S=1,T=17.
 func (c Case) Name() string {
 	size := "small"
-	if c.Full {
+	switch {
+	case c.File != "":
+		size = "file"
+	case c.Full:
 		size = "full"
 	}
 	return c.Spec + "/" + size + "/" + DimsString(c.Dims)
@@ -69,6 +76,13 @@ func DimsString(dims map[string]int64) string {
 
 // Graph parses the case's layer.
 func (c Case) Graph() (*ir.Graph, error) {
+	if c.File != "" {
+		b, err := os.ReadFile(c.File)
+		if err != nil {
+			return nil, err
+		}
+		return frontend.Parse(c.File, string(b))
+	}
 	if v, ok := strings.CutPrefix(c.Spec, "attn_"); ok && !isSpec(c.Spec) {
 		return testlayers.AttnLayer(v)
 	}

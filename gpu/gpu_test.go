@@ -49,44 +49,56 @@ func TestCasesOnCPU(t *testing.T) {
 		if c.Full {
 			continue // minutes of CPU reference; the device suite runs them
 		}
-		g, err := c.Graph()
-		if err != nil {
-			t.Fatal(err)
-		}
-		inputs, err := interp.RandomInputs(g, c.Dims, c.Seed)
+		caseOnCPU(t, c, true)
+	}
+}
+
+// caseOnCPU checks case c on the CPU; strict fails on a kernel codegen/cuda
+// cannot generate for another reason than "not supported yet" (the device
+// suite skips such a kernel), otherwise it logs it.
+func caseOnCPU(t *testing.T, c Case, strict bool) {
+	t.Helper()
+	g, err := c.Graph()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs, err := interp.RandomInputs(g, c.Dims, c.Seed)
+	if err != nil {
+		t.Fatalf("%s: %v", c.Name(), err)
+	}
+	var layer *interp.Result
+	for _, fused := range []bool{true, false} {
+		p, err := NewPlan(g, c.Dims, fused)
 		if err != nil {
 			t.Fatalf("%s: %v", c.Name(), err)
 		}
-		var layer *interp.Result
-		for _, fused := range []bool{true, false} {
-			p, err := NewPlan(g, c.Dims, fused)
-			if err != nil {
+		if layer == nil {
+			if layer, err = RunLayer(g, p.Dims, inputs); err != nil {
 				t.Fatalf("%s: %v", c.Name(), err)
 			}
-			if layer == nil {
-				if layer, err = RunLayer(g, p.Dims, inputs); err != nil {
-					t.Fatalf("%s: %v", c.Name(), err)
-				}
-			}
-			again, _ := NewPlan(g, c.Dims, fused)
-			for i, k := range p.Kernels {
-				if k.Key != again.Kernels[i].Key {
-					t.Fatalf("%s %s: the CUDA source is not reproducible", c.Name(), k.Plan.Name)
-				}
-				if k.Err != nil && !strings.Contains(k.Err.Error(), "not supported yet") {
-					t.Errorf("%s %s: %v", c.Name(), k.Plan.Name, k.Err)
-				}
-			}
-			lay, err := NewLayout(p)
-			if err != nil {
-				t.Fatalf("%s %s: %v", c.Name(), PlanName(fused), err)
-			}
-			ref, err := NewReference(p, inputs, layer)
-			if err != nil {
-				t.Fatalf("%s: %v", c.Name(), err)
-			}
-			checkBytes(t, c.Name()+" "+PlanName(fused), p, lay, ref)
 		}
+		again, _ := NewPlan(g, c.Dims, fused)
+		for i, k := range p.Kernels {
+			if k.Key != again.Kernels[i].Key {
+				t.Fatalf("%s %s: the CUDA source is not reproducible", c.Name(), k.Plan.Name)
+			}
+			if k.Err != nil && !strings.Contains(k.Err.Error(), "not supported yet") {
+				if strict {
+					t.Errorf("%s %s: %v", c.Name(), k.Plan.Name, k.Err)
+				} else {
+					t.Logf("%s %s: %v", c.Name(), k.Plan.Name, k.Err)
+				}
+			}
+		}
+		lay, err := NewLayout(p)
+		if err != nil {
+			t.Fatalf("%s %s: %v", c.Name(), PlanName(fused), err)
+		}
+		ref, err := NewReference(p, inputs, layer)
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name(), err)
+		}
+		checkBytes(t, c.Name()+" "+PlanName(fused), p, lay, ref)
 	}
 }
 

@@ -8,7 +8,9 @@
 #                           launch equal to eager bit for bit; paged batches padded
 #                           to buckets (gpu.test -test.run '^TestLadder')
 #   suite.log               the on-device correctness suite and the decode
-#                           determinism test (gpu.test -test.v)
+#                           determinism test (gpu.test -test.v), with the
+#                           generated specs of .gpu/genspecs when there are
+#                           any (gpu.test -specs)
 #   suite_summary.json      every check of the suite: pass / fail / skip, worst err/tol
 #   memcheck.log            compute-sanitizer --tool memcheck on a representative run
 #   racecheck.log           compute-sanitizer --tool racecheck on the same run
@@ -58,8 +60,10 @@ if [ "${SKIP_LADDER:-0}" != 1 ]; then
 	grep -E '^(--- |ok|FAIL|PASS)|bit for bit|1 launch' "$out/ladder.log" | tail -20 >>"$out/summary.txt"
 fi
 if [ "${SKIP_SUITE:-0}" != 1 ]; then
+	gen=() # the generated specs the bundle compiled (make gpu-bundle GEN_SPECS=N)
+	if [ -d "$here/genspecs" ]; then gen=(-specs "$here/genspecs"); fi
 	step suite "$out/suite.log" "$here/gpu.test" -test.v -test.run '^(TestSuite|TestDeterministicDecode)$' -test.timeout 60m \
-		-kernels "$here/kernels" -summary "$out/suite_summary.json"
+		-kernels "$here/kernels" -summary "$out/suite_summary.json" "${gen[@]}"
 	grep -E '^(--- FAIL|FAIL|ok|PASS)' "$out/suite.log" | tail -20 >>"$out/summary.txt"
 	sed -n '/summary:/,/^[-=]/p' "$out/suite.log" | head -40 >>"$out/summary.txt"
 fi

@@ -24,7 +24,7 @@ import (
 // The on-device suite. Build it here and run it on the GPU machine (make
 // gpu-bundle; .gpu/run.sh): go test -c -tags cuda ./gpu, then
 //
-//	gpu.test -test.v -kernels .gpu/kernels [-cases REGEXP] [-summary FILE]
+//	gpu.test -test.v -kernels .gpu/kernels [-cases REGEXP] [-summary FILE] [-specs DIR]
 //
 // For every case of Cases (every embedded spec, shrunk, at four kinds of
 // dims; the attention layers with ragged and paged caches; Llama-3-8B at
@@ -52,6 +52,7 @@ var (
 	flagCases   = flag.String("cases", "", "run only the cases whose name (spec/size/dims) matches this regexp")
 	flagNVCC    = flag.Bool("nvcc", true, "compile images missing from -kernels with nvcc, when there is one")
 	flagSummary = flag.String("summary", "", "write a JSON summary of every check to this file")
+	flagSpecs   = flag.String("specs", "", "also run the spec files of this directory, each at the dims of its '# dims:' line (SpecCases)")
 )
 
 func kernelsDir() string {
@@ -209,8 +210,16 @@ func TestSuite(t *testing.T) {
 	if *flagCases != "" {
 		re = regexp.MustCompile(*flagCases)
 	}
+	all := Cases(*flagSeed)
+	if *flagSpecs != "" {
+		files, err := SpecCases(*flagSpecs, *flagSeed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, files...)
+	}
 	var cases []Case
-	for _, c := range Cases(*flagSeed) {
+	for _, c := range all {
 		if re == nil || re.MatchString(c.Name()) {
 			cases = append(cases, c)
 		}

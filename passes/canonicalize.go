@@ -3,6 +3,7 @@ package passes
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/fuser-dev/fuser/ir"
 )
@@ -95,9 +96,15 @@ func constValue(v *ir.Value) (float64, bool) {
 	return 0, false
 }
 
-// cse merges nodes with the same op, arguments and attributes.
+// cse merges nodes with the same op, arguments and attributes. A node that
+// computes a graph output is never merged into an earlier one: the output
+// would lose its name, or two outputs would become one value.
 func cse(g *ir.Graph) int {
 	seen := map[string]*ir.Node{}
+	outputs := map[*ir.Value]bool{}
+	for _, o := range g.Outputs {
+		outputs[o] = true
+	}
 	n := 0
 	for _, nd := range g.Nodes {
 		if nd.Op.IsLeaf() || nd.Op == ir.OpAppend {
@@ -108,14 +115,17 @@ func cse(g *ir.Graph) int {
 			key += fmt.Sprintf(" %d", a.ID)
 		}
 		key += " " + attrKey(nd)
-		if prev, ok := seen[key]; ok {
+		prev, ok := seen[key]
+		if ok && !slices.ContainsFunc(nd.Outs, func(o *ir.Value) bool { return outputs[o] }) {
 			for i, o := range nd.Outs {
 				g.ReplaceUses(o, prev.Outs[i])
 			}
 			n++
 			continue
 		}
-		seen[key] = nd
+		if !ok {
+			seen[key] = nd
+		}
 	}
 	return n
 }

@@ -65,10 +65,18 @@ func epilogueOp(s *State, c *ir.Node, k *plan.Kernel) string {
 	if kind == ir.KindAppend {
 		return ""
 	}
+	derived := 0
 	for _, a := range c.Args {
-		if s.producedBy(a, k) && !a.Type.Shape.NumElements().Equal(out.NumElements()) {
-			return "it broadcasts the matmul result to a larger shape"
+		if s.producedBy(a, k) {
+			derived++
+			if !a.Type.Shape.NumElements().Equal(out.NumElements()) {
+				return "it broadcasts the matmul result to a larger shape"
+			}
 		}
+	}
+	mo := k.Nodes[0].Outs[0].Type.Shape
+	if _, ok := mo[len(mo)-1].Value(); !ok && (derived > 1 || kind == ir.KindRope) {
+		return "it combines columns of a matmul whose N is not a constant, which the generated epilogue cannot pair"
 	}
 	return ""
 }

@@ -7,7 +7,7 @@
 // runs it; it needs the build tag nvrtc (without it NVRTC is not linked and
 // it fails saying so).
 //
-//	go run -tags nvrtc ./gpu/cmd/gpukernels -out .gpu/kernels [-seed N] [-bench 'llama3_8b:B=1,S=1,T=4096;...']
+//	go run -tags nvrtc ./gpu/cmd/gpukernels -out .gpu/kernels [-seed N] [-bench 'llama3_8b:B=1,S=1,T=4096;...'] [-specs DIR]
 package main
 
 import (
@@ -34,6 +34,7 @@ func main() {
 	bench := flag.String("bench", "", "bench targets SPEC:DIMS;... (embedded specs at full size, or spec files)")
 	splitKeys := flag.String("split-keys", "0", "decode attention split sizes the bench targets are also planned at, comma-separated (0: the launch plan's)")
 	jobs := flag.Int("j", runtime.NumCPU(), "parallel compilations")
+	specFiles := flag.String("specs", "", "also compile the kernels of the spec files of this directory (gpu.SpecCases; the suite's -specs)")
 	flag.Parse()
 	var sks []int64
 	for _, f := range strings.Split(*splitKeys, ",") {
@@ -44,20 +45,28 @@ func main() {
 		}
 		sks = append(sks, n)
 	}
-	if err := run(*out, *seed, *bench, sks, *jobs); err != nil {
+	if err := run(*out, *seed, *bench, *specFiles, sks, *jobs); err != nil {
 		fmt.Fprintln(os.Stderr, "gpukernels:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out string, seed int64, bench string, splitKeys []int64, jobs int) error {
+func run(out string, seed int64, bench, specFiles string, splitKeys []int64, jobs int) error {
 	major, minor, err := nvrtcVersion()
 	if err != nil {
 		return err
 	}
 	var plans []*gpu.Plan
 	skipped := 0
-	for _, c := range gpu.Cases(seed) {
+	cases := gpu.Cases(seed)
+	if specFiles != "" {
+		files, err := gpu.SpecCases(specFiles, seed)
+		if err != nil {
+			return err
+		}
+		cases = append(cases, files...)
+	}
+	for _, c := range cases {
 		g, err := c.Graph()
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.Name(), err)
