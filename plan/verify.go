@@ -3,8 +3,9 @@ package plan
 import "fmt"
 
 // Verify checks the plan's invariants: every op that is not a view is in
-// exactly one kernel, and each kernel reads only values written by earlier
-// kernels or given by the caller.
+// exactly one kernel, each kernel reads only values written by earlier
+// kernels or given by the caller, and every stored layout permutes a value
+// a kernel computes for other kernels.
 func (p *Plan) Verify() error {
 	owner := map[*Kernel]int{}
 	placed := map[any]*Kernel{}
@@ -40,5 +41,5 @@ func (p *Plan) Verify() error {
 			}
 		}
 	}
-	return nil
+	return p.verifyLayouts(written)
 }
