@@ -96,7 +96,22 @@ func readsOf(v *ir.Value, k *plan.Kernel, users map[*ir.Value][]*ir.Node, owner 
 func (s *State) chooseLayout(k *plan.Kernel, v *ir.Value, reads []read) (plan.Layout, error) {
 	subject := fmt.Sprintf("%s of %s", v.Ref(), k.Name)
 	strided := "read through a strided view by " + readers(reads, read.permutes)
+	want, why := wantedOrder(v, reads)
+	if why != "" {
+		s.explain(false, "%s: %s; %s", subject, why, strided)
+		return nil, nil
+	}
+	moved, err := movesData(want, v.Type.Shape, s.Dims)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", v.Ref(), err)
+	}
+	last := len(want) - 1
 	switch {
+	case isIdentity(want):
+		return nil, nil
+	case !moved:
+		s.explain(false, "%s: read contiguously by %s at these dims (the view moves only axes of size 1)", subject, readers(reads, read.permutes))
+		return nil, nil
 	case slices.Contains(s.Graph.Outputs, v):
 		s.explain(false, "%s: a graph output keeps its declared layout; %s", subject, strided)
 		return nil, nil
@@ -106,36 +121,30 @@ func (s *State) chooseLayout(k *plan.Kernel, v *ir.Value, reads []read) (plan.La
 	case !permutableStores(k.Strategy):
 		s.explain(false, "%s: a %s kernel stores its result in its own order; %s", subject, k.Strategy, strided)
 		return nil, nil
-	}
-	var want plan.Layout
-	for _, r := range reads {
-		l, err := readOrder(v, r.views)
-		if err != nil {
-			s.explain(false, "%s: %s reads it through views that %v; %s", subject, r.by.Name, err, strided)
-			return nil, nil
-		}
-		if want == nil {
-			want = l
-		} else if !slices.Equal(want, l) {
-			s.explain(false, "%s: its readers want it in different orders (%s: %s, %s: %s); %s", subject, reads[0].by.Name, want, r.by.Name, l, strided)
-			return nil, nil
-		}
-	}
-	last := len(want) - 1
-	switch moved, err := movesData(want, v.Type.Shape, s.Dims); {
-	case err != nil:
-		return nil, fmt.Errorf("%s: %w", v.Ref(), err)
-	case isIdentity(want):
-		return nil, nil
 	case want[last] != last:
 		s.explain(false, "%s: the order its readers want (%s) moves its last axis, which its stores keep contiguous; %s", subject, want, strided)
-		return nil, nil
-	case !moved:
-		s.explain(false, "%s: read contiguously by %s at these dims (the view moves only axes of size 1)", subject, readers(reads, read.permutes))
 		return nil, nil
 	}
 	s.explain(true, "%s as %s (%s): read contiguously by %s", subject, want.Stored(v.Type.Shape), want, readers(reads, func(read) bool { return true }))
 	return want, nil
+}
+
+// wantedOrder is the order of v's axes that every read sees row-major, or
+// why there is none.
+func wantedOrder(v *ir.Value, reads []read) (plan.Layout, string) {
+	var want plan.Layout
+	for _, r := range reads {
+		l, err := readOrder(v, r.views)
+		if err != nil {
+			return nil, fmt.Sprintf("%s reads it through views that %v", r.by.Name, err)
+		}
+		if want == nil {
+			want = l
+		} else if !slices.Equal(want, l) {
+			return nil, fmt.Sprintf("its readers want it in different orders (%s: %s, %s: %s)", reads[0].by.Name, want, r.by.Name, l)
+		}
+	}
+	return want, ""
 }
 
 // permutableStores reports whether kernels of a strategy address each

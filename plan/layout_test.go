@@ -47,8 +47,8 @@ func TestLayoutPermute(t *testing.T) {
 }
 
 // TestLayoutPlan checks that a stored layout leaves the cost model's bytes
-// as they are, and that Verify refuses a layout of a graph output or one
-// that is not a permutation.
+// as they are, that the plan's description carries it, and that Verify
+// refuses a layout of a graph output or one that is not a permutation.
 func TestLayoutPlan(t *testing.T) {
 	file, src, _ := specs.Source("tiny")
 	g, err := frontend.Parse(file, src)
@@ -80,6 +80,15 @@ func TestLayoutPlan(t *testing.T) {
 	var stored *ir.Value
 	for v := range p.Layouts {
 		stored = v
+	}
+	described := false
+	for _, k := range p.Describe().Kernels {
+		if l, ok := k.Layouts[stored.Ref()]; ok {
+			described = slices.Equal(l, p.Layouts[stored])
+		}
+	}
+	if !described {
+		t.Errorf("the plan's description does not carry the layout of %s", stored.Ref())
 	}
 	for _, c := range []struct {
 		v    *ir.Value
