@@ -238,11 +238,24 @@ func (r *Reference) stateBytes(v *ir.Value, after bool, res *interp.Result) ([]b
 
 // ValueBytes is the per-kernel reference content of a computed value.
 func (r *Reference) ValueBytes(v *ir.Value) ([]byte, error) {
+	data, err := r.ValueData(v)
+	if err != nil {
+		return nil, err
+	}
+	return Encode(data, v.Type.DType), nil
+}
+
+// ValueData is the per-kernel reference of a computed value in the order
+// its buffer holds it: row-major, or the plan's stored layout of it.
+func (r *Reference) ValueData(v *ir.Value) ([]float64, error) {
 	t, ok := r.Kernels.Values[v]
 	if !ok {
 		return nil, fmt.Errorf("the reference did not compute %s", v.Ref())
 	}
-	return Encode(t.Data, v.Type.DType), nil
+	if l := r.P.Plan.Layouts[v]; l != nil {
+		return l.Permute(t.Data, t.Shape)
+	}
+	return t.Data, nil
 }
 
 // Valid says which elements of v exist: nil for a dense value, else a

@@ -448,11 +448,9 @@ func (s *suite) kernel(t *testing.T, l *Loaded, in *Instance, ref *Reference, i 
 			if Unwritten(got) {
 				t.Errorf("%s %s: not written (every byte still the poison)", what, w.Type.DType)
 			}
-			tv, ok := ref.Kernels.Values[w]
-			if !ok {
-				return 0, fmt.Errorf("the reference did not compute %s", w.Ref())
+			if want, err = ref.ValueData(w); err != nil {
+				return 0, err
 			}
-			want = tv.Data
 			if valid, err = ref.Valid(w); err != nil {
 				return 0, err
 			}

@@ -150,11 +150,7 @@ func TestAttentionForms(t *testing.T) {
 
 func fusedPlan(t *testing.T, g *ir.Graph, dims map[string]int64) *plan.Plan {
 	t.Helper()
-	st, err := passes.Run(g, passes.Fused, passes.Options{Dims: dims})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st.Plan
+	return fusedState(t, g, dims).Plan
 }
 
 // attentionKernels counts the plan's attention kernels and returns the

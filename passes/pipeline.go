@@ -34,12 +34,20 @@ type Decision struct {
 	Reason string
 }
 
-// String prints the decision in columns: the pass, "fused" or "not fused",
-// the reason.
+// verbs are the words a pass's decisions print where they are not "fused"
+// and "not fused": the layout pass stores a value permuted or keeps it.
+var verbs = map[string][2]string{"layout": {"stored", "kept"}}
+
+// String prints the decision in columns: the pass, "fused" or "not fused"
+// (the pass's own verbs), the reason.
 func (d Decision) String() string {
-	verb := "not fused"
+	v, ok := verbs[d.Pass]
+	if !ok {
+		v = [2]string{"fused", "not fused"}
+	}
+	verb := v[1]
 	if d.Fired {
-		verb = "fused"
+		verb = v[0]
 	}
 	return fmt.Sprintf("%-12s %-9s %s", d.Pass, verb, d.Reason)
 }
@@ -73,12 +81,27 @@ var Fused = []Pass{
 	{Name: "epilogue", Doc: "matmul kernels absorb their element-wise consumers: bias, activation, residual, SwiGLU, RoPE, KV append", Partial: true, Run: epilogue},
 	{Name: "rows", Doc: "element-wise chains and trees with at most one row reduction become one kernel", Partial: true, Run: rows},
 	{Name: "kernels", Doc: "every remaining op becomes a kernel of its own; kernels ordered", Run: kernels},
+	{Name: "layout", Doc: "a value every reader reads through one permuting view is stored in the order they read it", Bound: true, Run: layout},
 	{Name: "memory", Doc: "liveness-based static arena with fixed offsets", Bound: true, Run: memory},
 	{Name: "launch", Doc: "grids and blocks; split-KV count from batch × kv-heads × context against the SMs", Bound: true, Run: launch},
 }
 
-// Unfused is the trivial plan: one op per kernel, from the same code.
-var Unfused = []Pass{Fused[6], Fused[7], Fused[8]}
+// Unfused is the trivial plan: one op per kernel, from the same code, every
+// value stored in its own layout, no load stage.
+var Unfused = fusedPasses("kernels", "memory", "launch")
+
+// fusedPasses picks passes of Fused by name, in the order given.
+func fusedPasses(names ...string) []Pass {
+	var out []Pass
+	for _, n := range names {
+		for _, p := range Fused {
+			if p.Name == n {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
 
 // Options control a pipeline run.
 type Options struct {

@@ -9,7 +9,10 @@ type KernelDesc struct {
 	Ops      []string `json:"ops"`
 	Reads    []string `json:"reads"`
 	Writes   []string `json:"writes"`
-	Launch   *Launch  `json:"launch,omitempty"`
+	// Layouts maps each written value stored in another axis order than
+	// its own (by reference) to the permutation (plan.Layout).
+	Layouts map[string][]int `json:"layouts,omitempty"`
+	Launch  *Launch          `json:"launch,omitempty"`
 	// Load marks a kernel of the load stage.
 	Load bool `json:"load,omitempty"`
 }
@@ -30,6 +33,14 @@ func (p *Plan) Describe() Desc {
 		kd := KernelDesc{Name: k.Name, Strategy: k.Strategy.String(), Reads: refList(k.Inputs), Writes: refList(k.Outputs), Launch: k.Launch, Load: k.Load}
 		for _, n := range k.Nodes {
 			kd.Ops = append(kd.Ops, n.String())
+		}
+		for _, o := range k.Outputs {
+			if l := p.Layouts[o]; l != nil {
+				if kd.Layouts == nil {
+					kd.Layouts = map[string][]int{}
+				}
+				kd.Layouts[o.Ref()] = l
+			}
 		}
 		d.Kernels = append(d.Kernels, kd)
 	}

@@ -61,6 +61,10 @@ type Plan struct {
 	Kernels []*Kernel
 	// Arena is the memory plan, set once dims are bound.
 	Arena *Arena
+	// Layouts are the values a kernel stores in another axis order than
+	// their own, for their readers (the layout pass); every other value
+	// is stored row-major.
+	Layouts map[*ir.Value]Layout
 }
 
 // IsView reports whether an op only reinterprets its input (no kernel, no

@@ -8,7 +8,8 @@ import (
 )
 
 // String prints the plan kernel by kernel: strategy, whether it runs in the
-// load stage, launch, the values read and written, and the ops computed.
+// load stage, launch, the values read and written, the layouts it stores
+// them in where not their own, and the ops computed.
 func (p *Plan) String() string {
 	var b strings.Builder
 	for _, k := range p.Kernels {
@@ -20,6 +21,11 @@ func (p *Plan) String() string {
 			fmt.Fprintf(&b, "  [%s]", k.Launch)
 		}
 		fmt.Fprintf(&b, "\n  reads  %s\n  writes %s\n", refs(k.Inputs), refs(k.Outputs))
+		for _, o := range k.Outputs {
+			if l := p.Layouts[o]; l != nil {
+				fmt.Fprintf(&b, "  stores %s as %s (%s)\n", o.Ref(), l.Stored(o.Type.Shape), l)
+			}
+		}
 		for _, n := range k.Nodes {
 			fmt.Fprintf(&b, "    %s\n", n)
 		}

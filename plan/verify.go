@@ -4,8 +4,9 @@ import "fmt"
 
 // Verify checks the plan's invariants: every op that is not a view is in
 // exactly one kernel, each kernel reads only values written by earlier
-// kernels or given by the caller, and the load stage comes first and reads
-// only params and its own values.
+// kernels or given by the caller, the load stage comes first and reads
+// only params and its own values, and every stored layout permutes a value
+// a kernel computes for other kernels.
 func (p *Plan) Verify() error {
 	owner := map[*Kernel]int{}
 	placed := map[any]*Kernel{}
@@ -41,5 +42,8 @@ func (p *Plan) Verify() error {
 			}
 		}
 	}
-	return p.verifyLoad()
+	if err := p.verifyLoad(); err != nil {
+		return err
+	}
+	return p.verifyLayouts(written)
 }

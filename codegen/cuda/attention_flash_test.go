@@ -126,7 +126,7 @@ func TestFlashErrors(t *testing.T) {
 		if len(p.Kernels) != 1 {
 			t.Fatalf("%s: %d attention kernels", tc.v.name, len(p.Kernels))
 		}
-		k, err := newKgen(p.Graph, p.Kernels[0], p.Kernels[0].Launch.Block)
+		k, err := newKgen(p, p.Kernels[0], p.Kernels[0].Launch.Block)
 		if err != nil {
 			t.Fatal(err)
 		}

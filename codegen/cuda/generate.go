@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/fuser-dev/fuser/codegen"
-	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/plan"
 )
 
@@ -85,7 +84,7 @@ func Generate(p *plan.Plan) (*Module, error) {
 	ws := fmt.Sprintf("\n// Scratch of split-KV partials, sized for the plan's launch.\nstatic __device__ float fz_workspace[%d];\n", max(workspaceFloats(p), 1))
 	var entries strings.Builder
 	for _, pk := range p.Kernels {
-		k, gen, err := generateKernel(p.Graph, pk)
+		k, gen, err := generateKernel(p, pk)
 		if err != nil {
 			return nil, err
 		}
@@ -148,14 +147,14 @@ func workspaceFloats(p *plan.Plan) int64 {
 }
 
 // generateKernel dispatches on the kernel's strategy.
-func generateKernel(g *ir.Graph, pk *plan.Kernel) (*kgen, *generated, error) {
+func generateKernel(p *plan.Plan, pk *plan.Kernel) (*kgen, *generated, error) {
 	nt := 256
 	if pk.Launch != nil && pk.Launch.Block > 0 {
 		nt = pk.Launch.Block
 	} else if pk.Strategy == plan.Attention {
 		nt = 128
 	}
-	k, err := newKgen(g, pk, nt)
+	k, err := newKgen(p, pk, nt)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -14,6 +14,9 @@ import (
 type kgen struct {
 	g  *ir.Graph
 	pk *plan.Kernel
+	// layouts are the plan's stored layouts: the kernel's stores and
+	// reads of those values address their buffers through them.
+	layouts map[*ir.Value]plan.Layout
 	// params are the kernel's parameters in ABI order; names maps each
 	// pointer's buffer to its canonical body name (p0, p1, ...).
 	params []codegen.Param
@@ -29,8 +32,9 @@ type kgen struct {
 	tables map[string]string
 }
 
-func newKgen(g *ir.Graph, pk *plan.Kernel, nt int) (*kgen, error) {
-	k := &kgen{g: g, pk: pk, nt: nt, names: map[*ir.Value]string{}, written: map[*ir.Value]bool{},
+func newKgen(p *plan.Plan, pk *plan.Kernel, nt int) (*kgen, error) {
+	g := p.Graph
+	k := &kgen{g: g, pk: pk, layouts: p.Layouts, nt: nt, names: map[*ir.Value]string{}, written: map[*ir.Value]bool{},
 		inKernel: map[*ir.Value]bool{}, views: map[*ir.Value]*view{}}
 	for _, n := range pk.Nodes {
 		for _, o := range n.Outs {
@@ -182,7 +186,7 @@ func (k *kgen) viewOf(v *ir.Value) (*view, error) {
 	if w, ok := k.views[v]; ok {
 		return w, nil
 	}
-	w, err := viewOf(v)
+	w, err := viewOf(v, k.layouts)
 	if err != nil {
 		return nil, fmt.Errorf("kernel %s: %w", k.pk.Name, err)
 	}

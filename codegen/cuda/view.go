@@ -70,15 +70,35 @@ func rowMajor(shape []poly) []axisMap {
 	return axes
 }
 
-// viewOf builds the view of a value read from memory.
-func viewOf(v *ir.Value) (*view, error) {
+// storedAxes maps the axes of a value of shape shape to a buffer holding
+// it in layout l: row-major over the axes in l's order (in their own order
+// when l is nil).
+func storedAxes(shape []poly, l plan.Layout) []axisMap {
+	if l == nil {
+		return rowMajor(shape)
+	}
+	stored := make([]poly, len(l))
+	for j, ax := range l {
+		stored[j] = shape[ax]
+	}
+	buf := rowMajor(stored)
+	axes := make([]axisMap, len(shape))
+	for j, ax := range l {
+		axes[ax] = buf[j]
+	}
+	return axes
+}
+
+// viewOf builds the view of a value read from memory; layouts are the
+// plan's stored layouts (plan.Plan.Layouts).
+func viewOf(v *ir.Value, layouts map[*ir.Value]plan.Layout) (*view, error) {
 	d := v.Def
 	if d != nil && plan.IsView(d.Op) && !d.Op.IsLeaf() {
 		switch d.Op {
 		case ir.OpConst, ir.OpSeqLens:
 			return nil, fmt.Errorf("%s is not stored in memory", v.Ref())
 		}
-		a, err := viewOf(d.Args[0])
+		a, err := viewOf(d.Args[0], layouts)
 		if err != nil {
 			return nil, err
 		}
@@ -90,7 +110,7 @@ func viewOf(v *ir.Value) (*view, error) {
 	if d != nil && d.Op == ir.OpState && d.Attr.Layout != nil && d.Attr.Layout.Kind != ir.Contiguous {
 		return nil, fmt.Errorf("state %s with a %s layout is read only through append", v.Ref(), d.Attr.Layout.Kind)
 	}
-	return &view{buf: codegen.Buffer(v), dt: v.Type.DType, axes: rowMajor(shapeOf(v)), base: poly{}}, nil
+	return &view{buf: codegen.Buffer(v), dt: v.Type.DType, axes: storedAxes(shapeOf(v), layouts[v]), base: poly{}}, nil
 }
 
 // cacheValueView is the view of a whole cache an append returns. A
