@@ -40,6 +40,9 @@ gpu:
 # bench target compiled here with NVRTC into .gpu/kernels (gzipped sm_90a
 # cubins, reused while their source is unchanged); run.sh, bench.env,
 # compare.py and ncu_table.py. There: .gpu/run.sh RESULTS_DIR. Not part of `make test`.
+# GPU_SUITE=false compiles only the bench targets' kernels (a benchmarking
+# round's quick bundle; the suite's images already there are kept).
+GPU_SUITE ?= true
 BENCH_SPEC ?= llama3_8b
 BENCH_DIMS ?= B=1,S=1,T=4096 B=16,S=1,T=4096
 CUDA_LDFLAGS := -ldflags='-s -w'
@@ -54,7 +57,7 @@ gpu-bundle:
 	    if readelf -d $$f | grep -qi nvrtc; then echo "$$f links NVRTC, which the GPU machine lacks"; exit 1; fi; \
 	  done; \
 	  bench=""; for d in $(BENCH_DIMS); do bench="$${bench}$(BENCH_SPEC):$$d;"; done; \
-	  $(GO) run -tags nvrtc ./gpu/cmd/gpukernels -out .gpu/kernels -bench "$$bench"; \
+	  $(GO) run -tags nvrtc ./gpu/cmd/gpukernels -out .gpu/kernels -bench "$$bench" -suite=$(GPU_SUITE); \
 	  printf 'BENCH_SPEC=%s\nBENCH_DIMS="%s"\n' '$(BENCH_SPEC)' '$(BENCH_DIMS)' > .gpu/bench.env; \
 	  cp gpu/run.sh .gpu/run.sh; cp bench/compare.py bench/ncu_table.py .gpu/; chmod +x .gpu/run.sh; \
 	  du -sh .gpu; echo "ship .gpu/ to the GPU machine and run .gpu/run.sh RESULTS_DIR there"
