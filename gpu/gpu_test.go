@@ -8,6 +8,7 @@ import (
 
 	"github.com/fuser-dev/fuser/interp"
 	"github.com/fuser-dev/fuser/ir"
+	"github.com/fuser-dev/fuser/plan"
 	"github.com/fuser-dev/fuser/specs"
 )
 
@@ -43,8 +44,17 @@ func TestCasesDeterministic(t *testing.T) {
 
 // TestCasesOnCPU does on the CPU everything the device suite does but the
 // GPU: every small case plans, generates reproducibly, lays out its
-// buffers, and the references give every kernel parameter its bytes.
+// buffers, and the references give every kernel parameter its bytes. The
+// small cases cover the GEMV with and without split-K.
 func TestCasesOnCPU(t *testing.T) {
+	gemvs := map[bool]bool{}
+	defer func() {
+		for _, split := range []bool{false, true} {
+			if !gemvs[split] {
+				t.Errorf("no small case plans a GEMV with split-K %v", split)
+			}
+		}
+	}()
 	for _, c := range Cases(DefaultSeed) {
 		if c.Full {
 			continue // minutes of CPU reference; the device suite runs them
@@ -70,6 +80,9 @@ func TestCasesOnCPU(t *testing.T) {
 			}
 			again, _ := NewPlan(g, c.Dims, fused)
 			for i, k := range p.Kernels {
+				if l := k.Plan.Launch; l != nil && l.Variant == plan.VariantGemv {
+					gemvs[l.Splits > 1] = true
+				}
 				if k.Key != again.Kernels[i].Key {
 					t.Fatalf("%s %s: the CUDA source is not reproducible", c.Name(), k.Plan.Name)
 				}
