@@ -22,7 +22,9 @@ const DefaultSeed = 20261129
 // Case is one layer at one set of dims: a spec, shrunk or at full size, or
 // one of the attention layers of interp's tests.
 type Case struct {
-	// Spec is an embedded spec's name, or "attn_<variant>" for testlayers.AttnLayers.
+	// Spec is an embedded spec's name, "attn_<variant>" for
+	// testlayers.AttnLayers, "dec_<variant>" for DecLayer or "mat_<variant>"
+	// for MatLayer.
 	Spec string
 	// Full keeps the spec's model constants; otherwise they are shrunk
 	// (testlayers.SmallConsts) so that the CPU reference stays fast.
@@ -88,6 +90,9 @@ func (c Case) Graph() (*ir.Graph, error) {
 	}
 	if v, ok := strings.CutPrefix(c.Spec, "dec_"); ok && !isSpec(c.Spec) {
 		return DecLayer(v)
+	}
+	if v, ok := strings.CutPrefix(c.Spec, "mat_"); ok && !isSpec(c.Spec) {
+		return MatLayer(v)
 	}
 	if c.Full {
 		file, src, ok := specs.Source(c.Spec)
@@ -281,6 +286,13 @@ func Cases(seed int64) []Case {
 			panic(err)
 		}
 		add("dec_"+dc.variant, false, "decode attention", dc.dims, g)
+	}
+	for _, mc := range matCases() {
+		g, err := MatLayer(mc.variant)
+		if err != nil {
+			panic(err)
+		}
+		add("mat_"+mc.variant, false, "matmul and epilogue", mc.dims, g)
 	}
 	full, err := Case{Spec: specs.Default, Full: true}.Graph()
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fuser-dev/fuser/interp"
 	"github.com/fuser-dev/fuser/ir"
+	"github.com/fuser-dev/fuser/plan"
 	"github.com/fuser-dev/fuser/specs"
 )
 
@@ -43,20 +44,34 @@ func TestCasesDeterministic(t *testing.T) {
 
 // TestCasesOnCPU does on the CPU everything the device suite does but the
 // GPU: every small case plans, generates reproducibly, lays out its
-// buffers, and the references give every kernel parameter its bytes.
+// buffers, and the references give every kernel parameter its bytes. The
+// small cases cover the GEMV with and without split-K.
 func TestCasesOnCPU(t *testing.T) {
+	gemvs := map[bool]bool{}
 	for _, c := range Cases(DefaultSeed) {
 		if c.Full {
 			continue // minutes of CPU reference; the device suite runs them
 		}
-		caseOnCPU(t, c, true)
+		for _, p := range caseOnCPU(t, c, true) {
+			for _, k := range p.Kernels {
+				if l := k.Plan.Launch; l != nil && l.Variant == plan.VariantGemv {
+					gemvs[l.Splits > 1] = true
+				}
+			}
+		}
+	}
+	for _, split := range []bool{false, true} {
+		if !gemvs[split] {
+			t.Errorf("no small case plans a GEMV with split-K %v", split)
+		}
 	}
 }
 
-// caseOnCPU checks case c on the CPU; strict fails on a kernel codegen/cuda
-// cannot generate for another reason than "not supported yet" (the device
-// suite skips such a kernel), otherwise it logs it.
-func caseOnCPU(t *testing.T, c Case, strict bool) {
+// caseOnCPU checks case c on the CPU and returns its fused and unfused
+// plans; strict fails on a kernel codegen/cuda cannot generate for another
+// reason than "not supported yet" (the device suite skips such a kernel),
+// otherwise it logs it.
+func caseOnCPU(t *testing.T, c Case, strict bool) []*Plan {
 	t.Helper()
 	g, err := c.Graph()
 	if err != nil {
@@ -67,11 +82,13 @@ func caseOnCPU(t *testing.T, c Case, strict bool) {
 		t.Fatalf("%s: %v", c.Name(), err)
 	}
 	var layer *interp.Result
+	var plans []*Plan
 	for _, fused := range []bool{true, false} {
 		p, err := NewPlan(g, c.Dims, fused)
 		if err != nil {
 			t.Fatalf("%s: %v", c.Name(), err)
 		}
+		plans = append(plans, p)
 		if layer == nil {
 			if layer, err = RunLayer(g, p.Dims, inputs); err != nil {
 				t.Fatalf("%s: %v", c.Name(), err)
@@ -100,6 +117,7 @@ func caseOnCPU(t *testing.T, c Case, strict bool) {
 		}
 		checkBytes(t, c.Name()+" "+PlanName(fused), p, lay, ref)
 	}
+	return plans
 }
 
 func checkBytes(t *testing.T, name string, p *Plan, lay *Layout, ref *Reference) {

@@ -22,7 +22,7 @@
 #   summary.txt             each step's command, exit status and time
 #
 # Environment: SAN_CASES (regexp of the suite cases the sanitizers run,
-# default the shrunk tiny spec's), SKIP_LADDER, SKIP_SUITE, SKIP_SANITIZER,
+# default the shrunk tiny spec's and the split-K GEMV's), SKIP_LADDER, SKIP_SUITE, SKIP_SANITIZER,
 # SKIP_BENCH, SKIP_COMPARE, SKIP_NCU (set to 1 to leave a step out),
 # BENCH_REPS, STEP_TIMEOUT
 # (seconds, per step).
@@ -35,7 +35,7 @@ out=$(cd "$out" && pwd)
 # shellcheck source=/dev/null
 . "$here/bench.env" # BENCH_SPEC, BENCH_DIMS (what the bundle compiled)
 export FUSER_KERNELS="$here/kernels"
-san_cases=${SAN_CASES:-^tiny/small/}
+san_cases=${SAN_CASES:-^(tiny/small/|mat_res_bf16_4104x120/)}
 status=0
 : >"$out/summary.txt"
 

@@ -94,7 +94,7 @@ func gemmLaunch(s *State, mm *ir.Node, eval func(ir.Dim) int64) *plan.Launch {
 	blocks := ceilDiv(n, plan.GemvCols) * batch
 	split := int64(1)
 	if _, constN := out[len(out)-1].Value(); constN && 2*blocks <= s.Target.SMs {
-		split = max(1, min(s.Target.SMs/blocks, kk/gemvMinSplitK))
+		split = plan.GemvSplits(kk, max(1, min(s.Target.SMs/blocks, kk/gemvMinSplitK)))
 	}
 	l := &plan.Launch{Variant: plan.VariantGemv, Grid: [3]int64{ceilDiv(n, plan.GemvCols), batch, split}, Block: gemvBlock, Launches: 1, Splits: split, Tile: [2]int64{m, plan.GemvCols}}
 	if split > 1 {

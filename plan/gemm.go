@@ -15,3 +15,22 @@ const (
 	GemmTileM = 128
 	GemmTileN = 64
 )
+
+// GemvSplitRows is the rows of K a split of a split-K GEMV takes: K over
+// the splits, rounded up to whole 8-row groups. It is the Go twin of the
+// GEMV body's device function <body>_kper (codegen/cuda), which states the
+// same arithmetic.
+func GemvSplitRows(k, splits int64) int64 {
+	return ((k+splits-1)/splits + 7) / 8 * 8
+}
+
+// GemvSplits is the split count a GEMV launch takes for a wanted count:
+// the splits that GemvSplitRows' rows leave non-empty, so that no block of
+// the grid runs an empty K range.
+func GemvSplits(k, want int64) int64 {
+	if want <= 1 || k <= 0 {
+		return 1
+	}
+	rows := GemvSplitRows(k, want)
+	return (k + rows - 1) / rows
+}

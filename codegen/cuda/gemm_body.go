@@ -152,7 +152,7 @@ func (g *gemmModel) mainBody(split bool) (string, error) {
 	if err := g.tileLoop(&w); err != nil {
 		return "", err
 	}
-	w.line("const i64 kper = ((kv + nsplit - 1) / nsplit + 7) / 8 * 8;")
+	w.line("const i64 kper = @BODY@_kper(kv, nsplit);")
 	w.line("const i64 k0 = fz_min64(kv, sp * kper), k1 = fz_min64(kv, k0 + kper);")
 	w.line("const int mrp = mr <= 1 ? 1 : mr <= 2 ? 2 : mr <= 4 ? 4 : 8;")
 	w.open("switch (mrp) {")

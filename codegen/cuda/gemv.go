@@ -52,6 +52,8 @@ func (g *gemmModel) emitHelpers(w *writer) error {
 		w.line("  return v;")
 		w.line("}")
 	}
+	// plan.GemvSplitRows is the Go twin.
+	w.line("FZ_DEV i64 @BODY@_kper(i64 kv, i64 nsplit) { return ((kv + nsplit - 1) / nsplit + 7) / 8 * 8; }")
 	if g.counters > 0 {
 		w.line("// Split-K partials and tile arrival counters (zero at load, reset by the tile's last split).")
 		w.line("static __device__ float @BODY@_ws[%d];", g.partials)
@@ -325,29 +327,47 @@ func (g *gemmModel) rowsInFlight(raw bool) string {
 	return fmt.Sprintf("(MR > 4 ? %d : %d)", u/2, u)
 }
 
-// emitRowStream writes the row-major GEMV's loop over a chunk's rows: each
-// warp's U rows loaded, then their FMAs with the staged left operand.
+// emitRowStream writes the row-major GEMV's loop over a chunk's rows: the
+// block reads nw * U rows a pass, warp wid the rows wid, wid + nw, ... (the
+// U rows a warp has in flight lie nw rows apart), then their FMAs with the
+// staged left operand. A whole pass runs its FMAs without a bounds test: a
+// test per row lets ptxas sink each load to just before its row's FMAs.
 func (g *gemmModel) emitRowStream(w *writer, rs rowStream) {
 	w.open("{")
 	w.line("constexpr int U = %s;", rs.rows)
-	w.open("for (int kb = wid * U; kb < kl; kb += nw * U) {")
+	w.open("for (int kp = 0; kp < kl; kp += nw * U) {")
 	w.line("%s", rs.decl)
 	w.line("#pragma unroll")
 	w.open("for (int i = 0; i < U; i++) {")
-	w.line("const i64 kr = kc + (kb + i < kl ? kb + i : kl - 1);")
+	w.line("const int kb = kp + i * nw + wid;")
+	w.line("const i64 kr = kc + (kb < kl ? kb : kl - 1);")
 	w.line("%s", rs.load)
 	w.close()
+	w.open("if (kp + nw * U <= kl) {")
 	w.line("#pragma unroll")
 	w.open("for (int i = 0; i < U; i++) {")
-	w.line("if (kb + i >= kl) break;")
+	w.line("const int kb = kp + i * nw + wid;")
+	g.emitRowFMAs(w, rs)
+	w.close()
+	w.close()
+	w.open("else {")
+	w.open("for (int i = 0; i < U; i++) {")
+	w.line("const int kb = kp + i * nw + wid;")
+	w.line("if (kb >= kl) break;")
+	g.emitRowFMAs(w, rs)
+	w.close()
+	w.close()
+	w.close()
+	w.close()
+}
+
+// emitRowFMAs writes row i's FMAs into every row of sums.
+func (g *gemmModel) emitRowFMAs(w *writer, rs rowStream) {
 	w.line("%s", rs.use)
 	w.line("#pragma unroll")
 	w.open("for (int m = 0; m < MR; m++) {")
-	w.line("const float a = As[m * %d + kb + i];", gemvKC)
+	w.line("const float a = As[m * %d + kb];", gemvKC)
 	w.line("#pragma unroll")
 	w.line("for (int c = 0; c < 8; c++) acc[m][c] = fmaf(a, bi[c], acc[m][c]);")
-	w.close()
-	w.close()
-	w.close()
 	w.close()
 }

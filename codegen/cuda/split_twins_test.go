@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -67,5 +68,26 @@ func TestSplitTwins(t *testing.T) {
 	}
 	if !checked {
 		t.Fatal("no cascade case with a prefix pass")
+	}
+}
+
+// gemvKperText is the device twin of plan.GemvSplitRows as every GEMV body
+// holds it (after @BODY@, the body's name).
+const gemvKperText = "_kper(i64 kv, i64 nsplit) { return ((kv + nsplit - 1) / nsplit + 7) / 8 * 8; }"
+
+// TestGemvSplitTwin checks that the Llama-3-8B layer's GEMV bodies hold the
+// device text of plan.GemvSplitRows and split K with it.
+func TestGemvSplitTwin(t *testing.T) {
+	c := findConfig(t, "llama3_8b", "fused", 3)
+	m, err := Generate(c.plan_)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := kernelSource(t, m, "k05_gemm_matmul_silu_mul")
+	if !strings.Contains(src, gemvKperText) {
+		t.Errorf("the GEMV body lacks the device twin of plan.GemvSplitRows %q", gemvKperText)
+	}
+	if !regexp.MustCompile(`const i64 kper = fzb_[0-9a-f]+_kper\(kv, nsplit\);`).MatchString(src) {
+		t.Error("the GEMV body does not split K with its _kper")
 	}
 }

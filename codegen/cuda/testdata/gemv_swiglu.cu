@@ -1,25 +1,26 @@
 // body of k05_gemm_matmul_silu_mul
-FZ_DEV int fzb_5b381b90b31d3326_nslot(int seg, int wn, int nt) {
+FZ_DEV int fzb_9d5a5beb67eaa37c_nslot(int seg, int wn, int nt) {
   switch (seg) {
     case 0: return (nt / 2) * 32 + wn * 16 + (nt % 2) * 8;
   }
   return 0;
 }
-FZ_DEV uint4 fzb_5b381b90b31d3326_ld16(const void* p) {
+FZ_DEV uint4 fzb_9d5a5beb67eaa37c_ld16(const void* p) {
   uint4 v;
   asm("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
   return v;
 }
-FZ_DEV i64 fzb_5b381b90b31d3326_ntiles256(i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV i64 fzb_9d5a5beb67eaa37c_kper(i64 kv, i64 nsplit) { return ((kv + nsplit - 1) / nsplit + 7) / 8 * 8; }
+FZ_DEV i64 fzb_9d5a5beb67eaa37c_ntiles256(i64 dim_B, i64 dim_S, i64 dim_T) {
   return 112;
 }
-FZ_DEV int fzb_5b381b90b31d3326_tile256(i64 t, i64* u, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV int fzb_9d5a5beb67eaa37c_tile256(i64 t, i64* u, i64 dim_B, i64 dim_S, i64 dim_T) {
   if (t < 112) { *u = t; return 0; }
   t -= 112;
   *u = 0;
   return -1;
 }
-FZ_DEV i64 fzb_5b381b90b31d3326_col256(int seg, i64 u, int s, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV i64 fzb_9d5a5beb67eaa37c_col256(int seg, i64 u, int s, i64 dim_B, i64 dim_S, i64 dim_T) {
   switch (seg) {
     case 0: {
       const int q = s / 128, j = s % 128;
@@ -32,16 +33,16 @@ FZ_DEV i64 fzb_5b381b90b31d3326_col256(int seg, i64 u, int s, i64 dim_B, i64 dim
   }
   return -1;
 }
-FZ_DEV i64 fzb_5b381b90b31d3326_ntiles64(i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV i64 fzb_9d5a5beb67eaa37c_ntiles64(i64 dim_B, i64 dim_S, i64 dim_T) {
   return 448;
 }
-FZ_DEV int fzb_5b381b90b31d3326_tile64(i64 t, i64* u, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV int fzb_9d5a5beb67eaa37c_tile64(i64 t, i64* u, i64 dim_B, i64 dim_S, i64 dim_T) {
   if (t < 448) { *u = t; return 0; }
   t -= 448;
   *u = 0;
   return -1;
 }
-FZ_DEV i64 fzb_5b381b90b31d3326_col64(int seg, i64 u, int s, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV i64 fzb_9d5a5beb67eaa37c_col64(int seg, i64 u, int s, i64 dim_B, i64 dim_S, i64 dim_T) {
   switch (seg) {
     case 0: {
       const int q = s / 32, j = s % 32;
@@ -54,7 +55,7 @@ FZ_DEV i64 fzb_5b381b90b31d3326_col64(int seg, i64 u, int s, i64 dim_B, i64 dim_
   }
   return -1;
 }
-FZ_DEV void fzb_5b381b90b31d3326_epi0(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 r, const i64 c0, const float* ev, const i64 nv) {
+FZ_DEV void fzb_9d5a5beb67eaa37c_epi0(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 r, const i64 c0, const float* ev, const i64 nv) {
   const i64 oc0 = (r/dim_S);
   const i64 oc1 = (r%dim_S);
   {
@@ -64,7 +65,7 @@ FZ_DEV void fzb_5b381b90b31d3326_epi0(const u16* __restrict__ p0, const u16* __r
   }
 }
 template <int MR>
-FZ_DEV void fzb_5b381b90b31d3326_gemv(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 r0, const int mr, const i64 k0, const i64 k1, const i64* scol, const int* svec, float* As, float* red, float* res) {
+FZ_DEV void fzb_9d5a5beb67eaa37c_gemv(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 r0, const int mr, const i64 k0, const i64 k1, const i64* scol, const int* svec, float* As, float* red, float* res) {
   const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5, nw = blockDim.x >> 5;
   float acc[MR][8];
   #pragma unroll
@@ -95,22 +96,38 @@ FZ_DEV void fzb_5b381b90b31d3326_gemv(const u16* __restrict__ p0, const u16* __r
     if (svec[lane] != 0 && fz_aligned(p1 + col[0], 16) && fz_aligned(p1 + 28672 + col[0], 16)) {
       {
         constexpr int U = (MR > 4 ? 8 : 16);
-        for (int kb = wid * U; kb < kl; kb += nw * U) {
+        for (int kp = 0; kp < kl; kp += nw * U) {
           uint4 braw[U];
           #pragma unroll
           for (int i = 0; i < U; i++) {
-            const i64 kr = kc + (kb + i < kl ? kb + i : kl - 1);
-            braw[i] = fzb_5b381b90b31d3326_ld16(p1 + ((kr*28672) + col[0]));
+            const int kb = kp + i * nw + wid;
+            const i64 kr = kc + (kb < kl ? kb : kl - 1);
+            braw[i] = fzb_9d5a5beb67eaa37c_ld16(p1 + ((kr*28672) + col[0]));
           }
-          #pragma unroll
-          for (int i = 0; i < U; i++) {
-            if (kb + i >= kl) break;
-            float bi[8]; fz_unpack_bf16(bi, braw[i]);
+          if (kp + nw * U <= kl) {
             #pragma unroll
-            for (int m = 0; m < MR; m++) {
-              const float a = As[m * 512 + kb + i];
+            for (int i = 0; i < U; i++) {
+              const int kb = kp + i * nw + wid;
+              float bi[8]; fz_unpack_bf16(bi, braw[i]);
               #pragma unroll
-              for (int c = 0; c < 8; c++) acc[m][c] = fmaf(a, bi[c], acc[m][c]);
+              for (int m = 0; m < MR; m++) {
+                const float a = As[m * 512 + kb];
+                #pragma unroll
+                for (int c = 0; c < 8; c++) acc[m][c] = fmaf(a, bi[c], acc[m][c]);
+              }
+            }
+          }
+          else {
+            for (int i = 0; i < U; i++) {
+              const int kb = kp + i * nw + wid;
+              if (kb >= kl) break;
+              float bi[8]; fz_unpack_bf16(bi, braw[i]);
+              #pragma unroll
+              for (int m = 0; m < MR; m++) {
+                const float a = As[m * 512 + kb];
+                #pragma unroll
+                for (int c = 0; c < 8; c++) acc[m][c] = fmaf(a, bi[c], acc[m][c]);
+              }
             }
           }
         }
@@ -119,22 +136,38 @@ FZ_DEV void fzb_5b381b90b31d3326_gemv(const u16* __restrict__ p0, const u16* __r
     else {
       {
         constexpr int U = (MR > 4 ? 4 : 8);
-        for (int kb = wid * U; kb < kl; kb += nw * U) {
+        for (int kp = 0; kp < kl; kp += nw * U) {
           float b[U][8];
           #pragma unroll
           for (int i = 0; i < U; i++) {
-            const i64 kr = kc + (kb + i < kl ? kb + i : kl - 1);
+            const int kb = kp + i * nw + wid;
+            const i64 kr = kc + (kb < kl ? kb : kl - 1);
             for (int c = 0; c < 8; c++) b[i][c] = col[c] >= 0 ? fz_ld_bf16(p1 + ((kr*28672) + col[c])) : 0.f;
           }
-          #pragma unroll
-          for (int i = 0; i < U; i++) {
-            if (kb + i >= kl) break;
-            const float* bi = b[i];
+          if (kp + nw * U <= kl) {
             #pragma unroll
-            for (int m = 0; m < MR; m++) {
-              const float a = As[m * 512 + kb + i];
+            for (int i = 0; i < U; i++) {
+              const int kb = kp + i * nw + wid;
+              const float* bi = b[i];
               #pragma unroll
-              for (int c = 0; c < 8; c++) acc[m][c] = fmaf(a, bi[c], acc[m][c]);
+              for (int m = 0; m < MR; m++) {
+                const float a = As[m * 512 + kb];
+                #pragma unroll
+                for (int c = 0; c < 8; c++) acc[m][c] = fmaf(a, bi[c], acc[m][c]);
+              }
+            }
+          }
+          else {
+            for (int i = 0; i < U; i++) {
+              const int kb = kp + i * nw + wid;
+              if (kb >= kl) break;
+              const float* bi = b[i];
+              #pragma unroll
+              for (int m = 0; m < MR; m++) {
+                const float a = As[m * 512 + kb];
+                #pragma unroll
+                for (int c = 0; c < 8; c++) acc[m][c] = fmaf(a, bi[c], acc[m][c]);
+              }
             }
           }
         }
@@ -155,21 +188,21 @@ FZ_DEV void fzb_5b381b90b31d3326_gemv(const u16* __restrict__ p0, const u16* __r
   }
   __syncthreads();
 }
-FZ_DEV void fzb_5b381b90b31d3326_mma(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 bid, const i64 nblk, u16* smem, const u16** sArow, const u16** sBrow, i64* scol) {
+FZ_DEV void fzb_9d5a5beb67eaa37c_mma(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 bid, const i64 nblk, u16* smem, const u16** sArow, const u16** sBrow, i64* scol) {
   const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5;
   const int wm = (wid >> 1) & 3, wn = wid & 1;
   const i64 UB = 1, MR_ = (dim_B*dim_S);
-  const i64 ntile = fzb_5b381b90b31d3326_ntiles64(dim_B, dim_S, dim_T);
+  const i64 ntile = fzb_9d5a5beb67eaa37c_ntiles64(dim_B, dim_S, dim_T);
   const i64 nrt = (MR_ + 127) / 128;
   for (i64 item = bid; item < UB * nrt * ntile; item += nblk) {
     const i64 t = item % ntile, rest = item / ntile, rt = rest % nrt, ub = rest / nrt;
     const i64 r0 = rt * 128;
     i64 u;
-    const int seg = fzb_5b381b90b31d3326_tile64(t, &u, dim_B, dim_S, dim_T);
+    const int seg = fzb_9d5a5beb67eaa37c_tile64(t, &u, dim_B, dim_S, dim_T);
     const i64 kv = 4096, nv = 28672;
     __syncthreads();
     for (int s = tid; s < 64; s += blockDim.x) {
-      const i64 c = fzb_5b381b90b31d3326_col64(seg, u, s, dim_B, dim_S, dim_T);
+      const i64 c = fzb_9d5a5beb67eaa37c_col64(seg, u, s, dim_B, dim_S, dim_T);
       scol[s] = c < nv ? c : -1;
     }
     for (int i = tid; i < 128; i += blockDim.x) {
@@ -231,7 +264,7 @@ FZ_DEV void fzb_5b381b90b31d3326_mma(const u16* __restrict__ p0, const u16* __re
           #pragma unroll
           for (int np = 0; np < 2; np++) {
             const int nt = np * 2 + (lane >> 4);
-            const int nbase = fzb_5b381b90b31d3326_nslot(seg, wn, nt);
+            const int nbase = fzb_9d5a5beb67eaa37c_nslot(seg, wn, nt);
             u32 r[4];
             const int kr = kk * 16 + (lane & 7) + (((lane >> 3) & 1) << 3), ch = nbase >> 3;
             fz_ldsm4t(r, sb + kr * 64 + ((ch ^ (kr & 7)) << 3));
@@ -266,7 +299,7 @@ FZ_DEV void fzb_5b381b90b31d3326_mma(const u16* __restrict__ p0, const u16* __re
                   float ev[2];
                   ev[0] = acc[mt][0 + jb][h * 2 + c];
                   ev[1] = acc[mt][2 + jb][h * 2 + c];
-                  fzb_5b381b90b31d3326_epi0(p0, p1, p2, dim_B, dim_S, dim_T, ub, r, c0, ev, nv);
+                  fzb_9d5a5beb67eaa37c_epi0(p0, p1, p2, dim_B, dim_S, dim_T, ub, r, c0, ev, nv);
                 }
               }
             }
@@ -277,7 +310,7 @@ FZ_DEV void fzb_5b381b90b31d3326_mma(const u16* __restrict__ p0, const u16* __re
     }
   }
 }
-FZ_DEV void fzb_5b381b90b31d3326(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV void fzb_9d5a5beb67eaa37c(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
   __shared__ __align__(128) float smem[9216];
   __shared__ i64 scol[256];
   __shared__ int svec[32];
@@ -287,22 +320,22 @@ FZ_DEV void fzb_5b381b90b31d3326(const u16* __restrict__ p0, const u16* __restri
   if ((dim_B*dim_S) > 16 && fz_aligned(p0, 16) && fz_aligned(p1, 16) && fz_aligned(p0 + 4096, 16) && fz_aligned(p1 + 28672, 16)) {
     __shared__ const u16* sArow[128];
     __shared__ const u16* sBrow[64];
-    if (sp == 0) fzb_5b381b90b31d3326_mma(p0, p1, p2, dim_B, dim_S, dim_T, bid, nblk, (u16*)smem, sArow, sBrow, scol);
+    if (sp == 0) fzb_9d5a5beb67eaa37c_mma(p0, p1, p2, dim_B, dim_S, dim_T, bid, nblk, (u16*)smem, sArow, sBrow, scol);
     return;
   }
   const i64 UB = 1, MR_ = (dim_B*dim_S);
-  const i64 ntile = fzb_5b381b90b31d3326_ntiles256(dim_B, dim_S, dim_T);
+  const i64 ntile = fzb_9d5a5beb67eaa37c_ntiles256(dim_B, dim_S, dim_T);
   const i64 nrc = (MR_ + 7) / 8;
   for (i64 item = bid; item < UB * nrc * ntile; item += nblk) {
     const i64 t = item % ntile, rest = item / ntile, rc = rest % nrc, ub = rest / nrc;
     const i64 r0 = rc * 8;
     const int mr = (int)fz_min64(8, MR_ - r0);
     i64 u;
-    const int seg = fzb_5b381b90b31d3326_tile256(t, &u, dim_B, dim_S, dim_T);
+    const int seg = fzb_9d5a5beb67eaa37c_tile256(t, &u, dim_B, dim_S, dim_T);
     const i64 kv = 4096, nv = 28672;
     __syncthreads();
     for (int s = threadIdx.x; s < 256; s += blockDim.x) {
-      const i64 c = fzb_5b381b90b31d3326_col256(seg, u, s, dim_B, dim_S, dim_T);
+      const i64 c = fzb_9d5a5beb67eaa37c_col256(seg, u, s, dim_B, dim_S, dim_T);
       scol[s] = c < nv ? c : -1;
     }
     __syncthreads();
@@ -312,14 +345,14 @@ FZ_DEV void fzb_5b381b90b31d3326(const u16* __restrict__ p0, const u16* __restri
       svec[threadIdx.x] = ok && (scol[threadIdx.x * 8] & 7) == 0;
     }
     __syncthreads();
-    const i64 kper = ((kv + nsplit - 1) / nsplit + 7) / 8 * 8;
+    const i64 kper = fzb_9d5a5beb67eaa37c_kper(kv, nsplit);
     const i64 k0 = fz_min64(kv, sp * kper), k1 = fz_min64(kv, k0 + kper);
     const int mrp = mr <= 1 ? 1 : mr <= 2 ? 2 : mr <= 4 ? 4 : 8;
     switch (mrp) {
-      case 1: fzb_5b381b90b31d3326_gemv<1>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, svec, As, red, res); break;
-      case 2: fzb_5b381b90b31d3326_gemv<2>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, svec, As, red, res); break;
-      case 4: fzb_5b381b90b31d3326_gemv<4>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, svec, As, red, res); break;
-      case 8: fzb_5b381b90b31d3326_gemv<8>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, svec, As, red, res); break;
+      case 1: fzb_9d5a5beb67eaa37c_gemv<1>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, svec, As, red, res); break;
+      case 2: fzb_9d5a5beb67eaa37c_gemv<2>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, svec, As, red, res); break;
+      case 4: fzb_9d5a5beb67eaa37c_gemv<4>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, svec, As, red, res); break;
+      case 8: fzb_9d5a5beb67eaa37c_gemv<8>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, svec, As, red, res); break;
     }
     switch (seg) {
       case 0: {
@@ -331,7 +364,7 @@ FZ_DEV void fzb_5b381b90b31d3326(const u16* __restrict__ p0, const u16* __restri
           float ev[2];
           ev[0] = res[m * 256 + 0 + j];
           ev[1] = res[m * 256 + 128 + j];
-          fzb_5b381b90b31d3326_epi0(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0 + m, c0, ev, nv);
+          fzb_9d5a5beb67eaa37c_epi0(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0 + m, c0, ev, nv);
         }
         break;
       }
@@ -339,4 +372,4 @@ FZ_DEV void fzb_5b381b90b31d3326(const u16* __restrict__ p0, const u16* __restri
   }
 }
 
-extern "C" __global__ void __launch_bounds__(256, 1) k05_gemm_matmul_silu_mul(const u16* __restrict__ v48, const u16* __restrict__ v7_wgu, u16* __restrict__ v53, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_5b381b90b31d3326(v48, v7_wgu, v53, dim_B, dim_S, dim_T); }
+extern "C" __global__ void __launch_bounds__(256, 1) k05_gemm_matmul_silu_mul(const u16* __restrict__ v48, const u16* __restrict__ v7_wgu, u16* __restrict__ v53, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_9d5a5beb67eaa37c(v48, v7_wgu, v53, dim_B, dim_S, dim_T); }

@@ -7,7 +7,12 @@
 // runs it; it needs the build tag nvrtc (without it NVRTC is not linked and
 // it fails saying so).
 //
-//	go run -tags nvrtc ./gpu/cmd/gpukernels -out .gpu/kernels [-seed N] [-bench 'llama3_8b:B=1,S=1,T=4096;...'] [-specs DIR]
+//	go run -tags nvrtc ./gpu/cmd/gpukernels -out .gpu/kernels [-seed N] [-bench 'llama3_8b:B=1,S=1,T=4096;...'] [-specs DIR] [-suite=false] [-dump DIR]
+//
+// -specs DIR adds the kernels of the spec files there (the suite's -specs).
+// With -suite=false it compiles only the bench targets and the ceiling
+// kernels, the quick bundle of a benchmarking round, and keeps the images
+// already in -out. -dump DIR writes the sources too, as DIR/KEY.cu.
 package main
 
 import (
@@ -35,6 +40,8 @@ func main() {
 	splitKeys := flag.String("split-keys", "0", "decode attention split sizes the bench targets are also planned at, comma-separated (0: the launch plan's)")
 	jobs := flag.Int("j", runtime.NumCPU(), "parallel compilations")
 	specFiles := flag.String("specs", "", "also compile the kernels of the spec files of this directory (gpu.SpecCases; the suite's -specs)")
+	suite := flag.Bool("suite", true, "also compile the suite's, the determinism test's and the ladder's kernels")
+	dump := flag.String("dump", "", "also write each image's CUDA source there as KEY.cu (for ablations compiled on the device)")
 	flag.Parse()
 	var sks []int64
 	for _, f := range strings.Split(*splitKeys, ",") {
@@ -45,48 +52,33 @@ func main() {
 		}
 		sks = append(sks, n)
 	}
-	if err := run(*out, *seed, *bench, *specFiles, sks, *jobs); err != nil {
+	o := options{out: *out, seed: *seed, bench: *bench, specFiles: *specFiles, splitKeys: sks, jobs: *jobs, suite: *suite, dump: *dump}
+	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "gpukernels:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out string, seed int64, bench, specFiles string, splitKeys []int64, jobs int) error {
+// options are gpukernels' flags.
+type options struct {
+	out, bench, specFiles, dump string
+	seed                        int64
+	splitKeys                   []int64
+	jobs                        int
+	suite                       bool
+}
+
+func run(o options) error {
+	out, seed, bench, splitKeys, jobs, suite, dump := o.out, o.seed, o.bench, o.splitKeys, o.jobs, o.suite, o.dump
 	major, minor, err := nvrtcVersion()
 	if err != nil {
 		return err
 	}
 	var plans []*gpu.Plan
 	skipped := 0
-	cases := gpu.Cases(seed)
-	if specFiles != "" {
-		files, err := gpu.SpecCases(specFiles, seed)
-		if err != nil {
+	if suite {
+		if plans, err = suitePlans(seed, o.specFiles); err != nil {
 			return err
-		}
-		cases = append(cases, files...)
-	}
-	for _, c := range cases {
-		g, err := c.Graph()
-		if err != nil {
-			return fmt.Errorf("%s: %w", c.Name(), err)
-		}
-		for _, fused := range []bool{true, false} {
-			p, err := gpu.NewPlan(g, c.Dims, fused)
-			if err != nil {
-				return fmt.Errorf("%s: %w", c.Name(), err)
-			}
-			plans = append(plans, p)
-		}
-	}
-	// The determinism test's plans (TestDeterministicDecode).
-	for _, c := range gpu.DeterminismCases {
-		for _, sk := range []int64{gpu.DeterministicSplitKeys, 0} {
-			big, one, _, _, err := gpu.DeterminismPlans(c, sk)
-			if err != nil {
-				return fmt.Errorf("determinism %s: %w", c.Variant, err)
-			}
-			plans = append(plans, big, one)
 		}
 	}
 	targets, err := gpu.ParseBenchTargets(bench)
@@ -119,11 +111,6 @@ func run(out string, seed int64, bench, specFiles string, splitKeys []int64, job
 			}
 		}
 	}
-	llama, paged, err := gpu.LadderPlans()
-	if err != nil {
-		return err
-	}
-	plans = append(plans, llama, paged)
 	ceil, err := gpu.CeilingPlan()
 	if err != nil {
 		return err
@@ -141,6 +128,11 @@ func run(out string, seed int64, bench, specFiles string, splitKeys []int64, job
 	srcs[gpu.ImageKey(gpu.HoldSource)] = gpu.HoldSource
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
+	}
+	if dump != "" {
+		if err := dumpSources(dump, srcs); err != nil {
+			return err
+		}
 	}
 	keys := make([]string, 0, len(srcs))
 	for k := range srcs {
@@ -193,13 +185,19 @@ func run(out string, seed int64, bench, specFiles string, splitKeys []int64, job
 	if firstErr != nil {
 		return firstErr
 	}
-	// Drop images of sources no longer generated.
+	// Drop images of sources no longer generated; a bench-only run keeps
+	// the suite's and lists them in the manifest still.
 	entries, _ := os.ReadDir(out)
 	for _, e := range entries {
 		if key, ok := cutSuffix(e.Name(), ".cubin.gz"); ok {
-			if _, live := srcs[key]; !live {
-				os.Remove(filepath.Join(out, e.Name()))
+			if _, live := srcs[key]; live {
+				continue
 			}
+			if info, kept := old[key]; kept && !suite {
+				man.Images[key] = info
+				continue
+			}
+			os.Remove(filepath.Join(out, e.Name()))
 		}
 	}
 	if err := writeJSON(filepath.Join(out, gpu.ManifestFile), man); err != nil {
@@ -207,5 +205,63 @@ func run(out string, seed int64, bench, specFiles string, splitKeys []int64, job
 	}
 	fmt.Printf("gpukernels: %d plans, %d images (%d compiled now, NVRTC %d.%d, %s) in %s; %d kernels codegen/cuda cannot generate yet\n",
 		len(plans), len(srcs), compiled, major, minor, gpu.Arch, time.Since(start).Round(time.Second), skipped)
+	return nil
+}
+
+// suitePlans are the plans of the on-device suite's cases (fused and
+// unfused; with the spec files of specFiles, gpu.SpecCases), of the determinism test (TestDeterministicDecode) and of the
+// ladder tests.
+func suitePlans(seed int64, specFiles string) ([]*gpu.Plan, error) {
+	var plans []*gpu.Plan
+	cases := gpu.Cases(seed)
+	if specFiles != "" {
+		files, err := gpu.SpecCases(specFiles, seed)
+		if err != nil {
+			return nil, err
+		}
+		cases = append(cases, files...)
+	}
+	for _, c := range cases {
+		g, err := c.Graph()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.Name(), err)
+		}
+		for _, fused := range []bool{true, false} {
+			p, err := gpu.NewPlan(g, c.Dims, fused)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", c.Name(), err)
+			}
+			plans = append(plans, p)
+		}
+	}
+	// The determinism test's plans (TestDeterministicDecode).
+	for _, c := range gpu.DeterminismCases {
+		for _, sk := range []int64{gpu.DeterministicSplitKeys, 0} {
+			big, one, _, _, err := gpu.DeterminismPlans(c, sk)
+			if err != nil {
+				return nil, fmt.Errorf("determinism %s: %w", c.Variant, err)
+			}
+			plans = append(plans, big, one)
+		}
+	}
+	llama, paged, err := gpu.LadderPlans()
+	if err != nil {
+		return nil, err
+	}
+	plans = append(plans, llama, paged)
+	return plans, nil
+}
+
+// dumpSources writes each source as DIR/KEY.cu: an ablation edits one,
+// compiles it on the device and puts the image under the same key.
+func dumpSources(dir string, srcs map[string]string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for key, src := range srcs {
+		if err := os.WriteFile(filepath.Join(dir, key+".cu"), []byte(src), 0o644); err != nil {
+			return err
+		}
+	}
 	return nil
 }

@@ -1,0 +1,96 @@
+package gpu
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/fuser-dev/fuser/frontend"
+	"github.com/fuser-dev/fuser/ir"
+)
+
+// matLayer is one matmul with an epilogue, at sizes no tile divides: the
+// GEMV (B·S ≤ 16 rows) and tensor-core GEMM paths, split-K and not, each
+// epilogue the passes fuse into a matmul.
+const matLayer = `
+layer mat_{{name}}
+dim B, S
+const K = {{k}}, N = {{n}}
+input  x : {{dt}}[B, S, K]
+input  r : {{dt}}[B, S, N]
+param  w : {{dt}}[K, {{wn}}]
+param  c : {{dt}}[{{wn}}]
+output y : {{out}}[B, S, N]
+{{body}}
+`
+
+// matEpilogue is a matLayer's epilogue: its weight's columns (a multiple
+// of N) and its statements.
+type matEpilogue struct {
+	wn, body string
+	f32      bool // the output is cast to f32
+}
+
+var matEpilogues = map[string]matEpilogue{
+	// bias and residual: the decode step's o and down projections
+	"res": {"N", "y = r + (x @ w + c)", false},
+	// bias, then SwiGLU across the split halves of one weight (as gate/up)
+	"swiglu": {"2*N", "g, u = split(x @ w + c, [N, N], axis=-1)\ny = silu(g) * u + r", false},
+	// the sum cast to f32, times the other input cast
+	"cast": {"N", "y = cast(x @ w + c, f32) * cast(r, f32)", true},
+}
+
+// MatLayer builds mat_<epilogue>_<dtype>_<K>x<N> (matEpilogues; bf16 or
+// f16).
+func MatLayer(variant string) (*ir.Graph, error) {
+	var epi, dt string
+	var k, n int64
+	if _, err := fmt.Sscanf(strings.ReplaceAll(variant, "_", " "), "%s %s %dx%d", &epi, &dt, &k, &n); err != nil {
+		return nil, fmt.Errorf("matmul layer %q: want EPILOGUE_DTYPE_KxN: %w", variant, err)
+	}
+	e, ok := matEpilogues[epi]
+	if !ok || (dt != "bf16" && dt != "f16") {
+		return nil, fmt.Errorf("no matmul layer %q", variant)
+	}
+	out := dt
+	if e.f32 {
+		out = "f32"
+	}
+	src := matLayer
+	for key, v := range map[string]string{"name": variant, "k": fmt.Sprint(k), "n": fmt.Sprint(n), "dt": dt, "wn": e.wn, "out": out, "body": e.body} {
+		src = strings.ReplaceAll(src, "{{"+key+"}}", v)
+	}
+	return frontend.Parse("mat_"+variant+".fu", src)
+}
+
+// matCases are the matmul cases: rows M = B·S of 1, 2, 3, 7, 8, 9, 15 and
+// 16 (GEMV; row chunks of 1, 2, 4 and 8 and their remainders) and 17, 63
+// and 65 (tensor-core GEMM), K and N multiples of 8 and not. A K of 4104
+// over N of 120 splits K (one column tile fills few SMs); N of 1000 streams
+// whole 256-column tiles and a partial one.
+func matCases() []struct {
+	variant string
+	dims    map[string]int64
+} {
+	type mc = struct {
+		variant string
+		dims    map[string]int64
+	}
+	var out []mc
+	seen := map[string]bool{}
+	add := func(variant string, b, s int64) {
+		if key := fmt.Sprint(variant, b, s); !seen[key] {
+			seen[key] = true
+			out = append(out, mc{variant, map[string]int64{"B": b, "S": s}})
+		}
+	}
+	shapes := []string{"res_bf16_4104x120", "swiglu_bf16_1000x1000", "cast_bf16_1001x517", "res_f16_777x260"}
+	for i, m := range []int64{1, 2, 3, 7, 8, 9, 15, 16, 17, 63, 65} {
+		add(shapes[i%len(shapes)], m, 1)
+	}
+	// every shape at one row and at sixteen (two sequences of eight)
+	for _, s := range shapes {
+		add(s, 1, 1)
+		add(s, 2, 8)
+	}
+	return out
+}
