@@ -81,7 +81,7 @@ func checkOutput(t *testing.T, what string, p *Plan, inputs map[string]*interp.T
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := Compare(Decode(out, o.Type.DType), ref.Outputs[o.Name].Data, nil, LayerTolerance(o.Type.DType))
+	d := Compare(Decode(out, o.Type.DType), ref.Outputs[o.Name].Data, nil, LayerToleranceOf(o))
 	if d.OK() {
 		t.Logf("%s: output %s against the reference: %s", what, o.Name, d)
 	} else {

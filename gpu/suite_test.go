@@ -526,7 +526,7 @@ func (s *suite) layer(t *testing.T, l *Loaded, in *Instance, ref *Reference) (ma
 		}
 		got := Decode(b, v.Type.DType)
 		got = got[:min(len(got), len(want.Data))] // a ragged cache fills the start of its buffer
-		d := Compare(got, want.Data, nil, LayerTolerance(v.Type.DType))
+		d := Compare(got, want.Data, nil, LayerToleranceOf(v))
 		worst = max(worst, d.Ratio())
 		if d.OK() {
 			t.Logf("%s: %s", what, d)
@@ -644,7 +644,7 @@ func (s *suite) fusedVsUnfused(t *testing.T, c Case, cd *caseData, outs [2]map[s
 	worst := 0.0
 	for _, o := range cd.plans[0].Plan.Graph.Outputs {
 		key := "output " + o.Name
-		d := Compare(outs[0][key], outs[1][key], nil, LayerTolerance(o.Type.DType))
+		d := Compare(outs[0][key], outs[1][key], nil, LayerToleranceOf(o))
 		worst = max(worst, d.Ratio())
 		if d.OK() {
 			t.Logf("%s, fused against unfused: %s", key, d)

@@ -99,6 +99,32 @@ func KernelTolerance(k *plan.Kernel, dt ir.DType) float64 {
 	return u * float64(2+ops)
 }
 
+// LayerToleranceOf is tol for the whole-layer value v: that of the least
+// precise dtype among v and the op results it is computed from. Each plan
+// stores some of those at their dtype (the unfused plan every one), and the
+// reference rounds none, so an f32 output computed through a bf16 matmul
+// carries bf16's errors (a cast of x @ w to f32 was 7× over f32's tol).
+// Leaves (inputs, params, states) are the same bytes on both sides.
+func LayerToleranceOf(v *ir.Value) float64 {
+	tol := LayerTolerance(v.Type.DType)
+	seen := map[*ir.Node]bool{}
+	var walk func(n *ir.Node)
+	walk = func(n *ir.Node) {
+		if n == nil || seen[n] || n.Op.IsLeaf() {
+			return
+		}
+		seen[n] = true
+		for _, o := range n.Outs {
+			tol = max(tol, LayerTolerance(o.Type.DType))
+		}
+		for _, a := range n.Args {
+			walk(a.Def)
+		}
+	}
+	walk(v.Def)
+	return tol
+}
+
 // LayerTolerance is tol for a whole-layer output of dtype dt.
 func LayerTolerance(dt ir.DType) float64 {
 	switch dt {

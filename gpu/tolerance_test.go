@@ -4,6 +4,9 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/fuser-dev/fuser/frontend"
+	"github.com/fuser-dev/fuser/ir"
 )
 
 func TestCompare(t *testing.T) {
@@ -72,6 +75,44 @@ func TestUnwritten(t *testing.T) {
 	} {
 		if got := Unwritten(tc.b); got != tc.want {
 			t.Errorf("Unwritten(% x) = %v, want %v", tc.b, got, tc.want)
+		}
+	}
+}
+
+// TestLayerToleranceOf checks that an f32 output takes bf16's layer
+// tolerance when it is computed through a bf16 matmul, and keeps f32's when
+// every op result it depends on is f32 (bf16 params read as they are).
+func TestLayerToleranceOf(t *testing.T) {
+	g, err := frontend.Parse("t.fu", `
+layer t
+dim B
+input  x : bf16[B, 8]
+param  w : bf16[8, 4]
+param  c : bf16[4]
+input  z : f32[B, 4]
+output y : f32[B, 4]
+output u : f32[B, 4]
+y = cast(x @ w, f32)
+u = z * 2.0 + cast(c, f32)
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		out  string
+		want float64
+	}{{"y", LayerTolerance(ir.BF16)}, {"u", LayerTolerance(ir.F32)}} {
+		var v *ir.Value
+		for _, o := range g.Outputs {
+			if o.Name == c.out {
+				v = o
+			}
+		}
+		if v == nil {
+			t.Fatalf("no output %s", c.out)
+		}
+		if got := LayerToleranceOf(v); got != c.want {
+			t.Errorf("output %s: tol %g, want %g", c.out, got, c.want)
 		}
 	}
 }
