@@ -88,9 +88,10 @@ func TestLayout(t *testing.T) {
 }
 
 // TestLayoutPrefill checks that the Llama-3-8B prefill stores attention's
-// result [B, S, H, Dh] for the output projection and its decode step
-// keeps the layout, and that the shrunk Llama layer (tiny) computes the
-// written layer with the layout.
+// result [B, S, H, Dh] for the output projection, its decode step and
+// Gemma-2's head-dim-256 attention (maxPermutedHeadDim) keep the layout,
+// and that the shrunk Llama layer (tiny) computes the written layer with
+// the layout.
 func TestLayoutPrefill(t *testing.T) {
 	for _, c := range []struct {
 		spec   string
@@ -99,6 +100,7 @@ func TestLayoutPrefill(t *testing.T) {
 	}{
 		{"llama3_8b", map[string]int64{"B": 1, "S": 7, "T": 3}, true},
 		{"llama3_8b", map[string]int64{"B": 2, "S": 1, "T": 9}, false},
+		{"gemma2", map[string]int64{"B": 2, "S": 3, "T": 17}, false},
 		{"tiny", map[string]int64{"B": 2, "S": 9, "T": 5}, true},
 	} {
 		g := load(t, c.spec)
