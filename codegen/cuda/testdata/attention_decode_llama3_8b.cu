@@ -721,7 +721,11 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
             else if constexpr (QREG) fz_att_qk<DP, 16, BF>(s, qf, sk, lane);
             else fz_att_qks<DP, 16, BF>(s, sq, sk, lane);
             const bool mask = k0 + 16 > j1 || c.tile_masked(ntot - S, ntot - 1, k0, k0 + 16);
-            fz_att_online<16, NN, BF>(c, s, m, l, o, p, pos, k0, j1, mask, tq, true);
+            // Lazy rescaling up to a head dim of 128: past it the accumulators
+            // hold 128 registers and its extra live maxima spilled (Gemma-2's
+            // windowed, soft-capped Dh 256); the rescale it skips is then
+            // 128 multiplies a lane per 16 keys, against 16 KB read.
+            fz_att_online<16, NN, BF>(c, s, m, l, o, p, pos, k0, j1, mask, tq, DH <= 128);
             if constexpr (BULK) fz_att_pv_sw<NPAIR, BF>(o, p, fz_smem_addr(sk + 16 * DH), lane);
             else fz_att_pv<DP, 16, NPAIR, BF>(o, p, sk + 16 * LDS, lane, 0, 1);
             __syncwarp();
