@@ -33,6 +33,23 @@ func TestSpecCasesOnCPU(t *testing.T) {
 	}
 }
 
+// TestRegressionSpecsOnCPU does what TestCasesOnCPU does, strictly, for the
+// specs of internal/specgen/testdata: each reproduces a bug the generator
+// found, codegen findings among them, and every kernel of their plans must
+// generate.
+func TestRegressionSpecsOnCPU(t *testing.T) {
+	cases, err := SpecCases(filepath.Join("..", "internal", "specgen", "testdata"), DefaultSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) == 0 {
+		t.Fatal("no spec in internal/specgen/testdata")
+	}
+	for _, c := range cases {
+		caseOnCPU(t, c, true)
+	}
+}
+
 // TestCodegenFindings runs the generated specs of
 // internal/specgen/testdata/codegen, each a kernel codegen/cuda fails to
 // generate with an error other than "not supported yet", or panics on (the

@@ -26,6 +26,10 @@ func epilogue(s *State) (int, error) {
 			if !reads {
 				continue
 			}
+			if why := s.keptApart(c); why != "" {
+				s.explain(false, "matmul %s → %s %s: %s", m.Outs[0].Ref(), c.Op, c.Outs[0].Ref(), why)
+				continue
+			}
 			if why := epilogueOp(s, c, k); why != "" {
 				s.explain(false, "matmul %s → %s %s: %s", m.Outs[0].Ref(), c.Op, c.Outs[0].Ref(), why)
 				continue

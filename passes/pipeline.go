@@ -66,7 +66,13 @@ type State struct {
 	pass          string
 	// kernelOf assigns nodes to kernels during partitioning.
 	kernelOf map[*ir.Node]*plan.Kernel
+	// apart are the ops (by their first result's reference) kept out of
+	// fusion, with why (Options.Check).
+	apart map[string]string
 }
+
+// keptApart reports why n may not join another op's kernel, or "".
+func (s *State) keptApart(n *ir.Node) string { return s.apart[n.Outs[0].Ref()] }
 
 func (s *State) explain(fired bool, format string, args ...any) {
 	s.Log = append(s.Log, Decision{Pass: s.pass, Fired: fired, Reason: fmt.Sprintf(format, args...)})
@@ -120,17 +126,56 @@ type Options struct {
 	SIMTAttention bool
 	// After is called after each pass with its name and state (for dumps).
 	After func(pass string, s *State)
+	// Check, when set, is the code generator's answer whether it can emit
+	// a kernel of a bound plan (codegen/cuda.Emittable). A fused kernel it
+	// refuses is undone: the plan is made again with the ops the kernel
+	// absorbed kept out of fusion, and --explain says why.
+	Check func(p *plan.Plan, k *plan.Kernel) error
 }
 
-// Run clones the graph and runs the passes on the clone.
+// Run clones the graph and runs the passes on the clone. With opt.Check
+// and bound dims it runs them again while the code generator refuses a
+// fused kernel, each time keeping the refused kernels' absorbed ops (by
+// value: the passes are deterministic) out of fusion.
 func Run(g *ir.Graph, passes []Pass, opt Options) (*State, error) {
+	apart := map[string]string{}
+	for {
+		s, err := run(g, passes, opt, apart)
+		if err != nil || opt.Check == nil || s.Plan == nil || s.Dims == nil {
+			return s, err
+		}
+		more := false
+		for _, k := range s.Plan.Kernels {
+			if len(k.Nodes) < 2 {
+				continue
+			}
+			cerr := opt.Check(s.Plan, k)
+			if cerr == nil {
+				continue
+			}
+			for _, n := range k.Nodes[1:] {
+				if ref := n.Outs[0].Ref(); apart[ref] == "" {
+					apart[ref] = fmt.Sprintf("codegen refused the kernel it joined: %v", cerr)
+					more = true
+				}
+			}
+		}
+		if !more {
+			return s, nil
+		}
+	}
+}
+
+// run is one run of the passes, with the ops of apart (value reference →
+// why) kept out of fusion.
+func run(g *ir.Graph, passes []Pass, opt Options, apart map[string]string) (*State, error) {
 	if opt.Target.SMs == 0 {
 		opt.Target = plan.H200
 	}
 	if err := opt.Target.Verify(); err != nil {
 		return nil, err
 	}
-	s := &State{Graph: g.Clone(), Dims: opt.Dims, Target: opt.Target, DecodeSplitKeys: opt.DecodeSplitKeys, SIMTAttention: opt.SIMTAttention, kernelOf: map[*ir.Node]*plan.Kernel{}}
+	s := &State{Graph: g.Clone(), Dims: opt.Dims, Target: opt.Target, DecodeSplitKeys: opt.DecodeSplitKeys, SIMTAttention: opt.SIMTAttention, kernelOf: map[*ir.Node]*plan.Kernel{}, apart: apart}
 	for _, p := range passes {
 		if p.Bound && s.Dims == nil {
 			continue

@@ -31,6 +31,8 @@ func rows(s *State) (int, error) {
 				continue
 			}
 			switch {
+			case s.keptApart(c) != "":
+				s.explain(false, "row kernel of %s → %s %s: %s", n.Outs[0].Ref(), c.Op, c.Outs[0].Ref(), s.keptApart(c))
 			case !rowOp(c):
 				s.explain(false, "row kernel of %s → %s %s: a %s op", n.Outs[0].Ref(), c.Op, c.Outs[0].Ref(), c.Op.Info().Pattern)
 			case !rowDomain(c).Equal(domain):

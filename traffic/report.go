@@ -5,6 +5,7 @@
 package traffic
 
 import (
+	"github.com/fuser-dev/fuser/codegen/cuda"
 	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/passes"
 	"github.com/fuser-dev/fuser/plan"
@@ -53,7 +54,7 @@ func Compare(g *ir.Graph, dims map[string]int64) (*Report, error) {
 		{passes.Fused, &r.Fused, &r.FusedTotal, &r.FusedPlan},
 		{passes.Unfused, &r.Unfused, &r.UnfusedTotal, &r.UnfusedPlan},
 	} {
-		st, err := passes.Run(g, side.pipeline, passes.Options{Dims: dims})
+		st, err := passes.Run(g, side.pipeline, passes.Options{Dims: dims, Check: cuda.Emittable})
 		if err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/fuser-dev/fuser/codegen/cuda"
 	"github.com/fuser-dev/fuser/passes"
 	"github.com/fuser-dev/fuser/plan"
 	"github.com/fuser-dev/fuser/traffic"
@@ -45,7 +46,7 @@ func runPlan(args []string, w io.Writer) error {
 	if *splitKeys < 0 || (*splitKeys > 0 && *dimsArg == "") {
 		return &exitError{code: 2, err: fmt.Errorf("fuser plan: -split-keys needs -dims and a positive count, got %d", *splitKeys)}
 	}
-	opt := passes.Options{Target: target, DecodeSplitKeys: *splitKeys}
+	opt := passes.Options{Target: target, DecodeSplitKeys: *splitKeys, Check: cuda.Emittable}
 	if *dimsArg != "" || *trafficArg {
 		if err := requireDims(dims, g); err != nil {
 			return err

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/fuser-dev/fuser/codegen/cuda"
 	"github.com/fuser-dev/fuser/codegen/golang"
 	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/passes"
@@ -86,7 +87,7 @@ func generate(g *ir.Graph, dims map[string]int64, opt Options, compile Compiler,
 	if opt.Unfused {
 		pipeline = passes.Unfused
 	}
-	st, err := passes.Run(g, pipeline, passes.Options{Dims: dims, Target: opt.Target, DecodeSplitKeys: opt.DecodeSplitKeys})
+	st, err := passes.Run(g, pipeline, passes.Options{Dims: dims, Target: opt.Target, DecodeSplitKeys: opt.DecodeSplitKeys, Check: cuda.Emittable})
 	if err != nil {
 		return nil, err
 	}

@@ -214,6 +214,9 @@ func (ep *epilogue) deps(v *ir.Value, idx []ix, env map[string]int64, out *[]int
 		return ep.deps(d.Args[0], ai, env, out)
 	}
 	vs := shapeOf(v)
+	if d.Op == ir.OpAppend {
+		return fmt.Errorf("the appended cache %s is read back in the epilogue", v.Ref())
+	}
 	if d.Op == ir.OpRope {
 		if err := ep.deps(d.Args[0], idx, env, out); err != nil {
 			return err

@@ -147,6 +147,14 @@ func workspaceFloats(p *plan.Plan) int64 {
 }
 
 // generateKernel dispatches on the kernel's strategy.
+// Emittable reports whether Generate can emit kernel pk of plan p: nil, or
+// the error its generator gives. The passes ask it (passes.Options.Check)
+// so that a fusion codegen cannot emit is undone before the plan is made.
+func Emittable(p *plan.Plan, pk *plan.Kernel) error {
+	_, _, err := generateKernel(p, pk)
+	return err
+}
+
 func generateKernel(p *plan.Plan, pk *plan.Kernel) (*kgen, *generated, error) {
 	nt := 256
 	if pk.Launch != nil && pk.Launch.Block > 0 {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime/debug"
 
+	"github.com/fuser-dev/fuser/codegen/cuda"
 	"github.com/fuser-dev/fuser/frontend"
 	"github.com/fuser-dev/fuser/interp"
 
@@ -73,7 +74,7 @@ func Check(s Spec) (err error) {
 	var bytes [2]int64
 	for i, pipeline := range [][]passes.Pass{passes.Fused, passes.Unfused} {
 		name := [2]string{"fused", "unfused"}[i]
-		st, err := passes.Run(g, pipeline, passes.Options{Dims: s.Dims})
+		st, err := passes.Run(g, pipeline, passes.Options{Dims: s.Dims, Check: cuda.Emittable})
 		if err != nil {
 			return fail("plan", "%s: %w", name, err)
 		}
