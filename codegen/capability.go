@@ -10,6 +10,13 @@ import (
 // take (the output accumulators of a 16-row tile live in registers).
 const FlashMaxDh = 256
 
+// PermutedStoreMaxDh is the largest head dim whose attention kernels can
+// store their output in a permuted order (the layout pass asks it): the
+// head-dim-256 kernels hold up to 255 registers already
+// (codegen/cuda/testdata/ptxas.txt), and Gemma-2's windowed, soft-capped
+// one spilled with the permuted store's addressing.
+const PermutedStoreMaxDh = 128
+
 // FlashAttention reports whether the tensor-core attention kernels
 // (codegen/cuda's fz_att_decode, fz_att_prefill and the prefix pass) can
 // compute attention node n, and why not: 16-bit queries, keys and values

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fuser-dev/fuser/codegen"
 	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/plan"
 )
@@ -124,19 +125,13 @@ func (s *State) chooseLayout(k *plan.Kernel, v *ir.Value, reads []read) (plan.La
 	case want[last] != last:
 		s.explain(false, "%s: the order its readers want (%s) moves its last axis, which its stores keep contiguous; %s", subject, want, strided)
 		return nil, nil
-	case k.Strategy == plan.Attention && headDim(v) > maxPermutedHeadDim:
+	case k.Strategy == plan.Attention && headDim(v) > codegen.PermutedStoreMaxDh:
 		s.explain(false, "%s: an attention kernel of head dim %d stores in its own order (its registers are at the limit: the permuted store's addressing spills); %s", subject, headDim(v), strided)
 		return nil, nil
 	}
 	s.explain(true, "%s as %s (%s): read contiguously by %s", subject, want.Stored(v.Type.Shape), want, readers(reads, func(read) bool { return true }))
 	return want, nil
 }
-
-// maxPermutedHeadDim is the largest head dim whose attention kernels store
-// in a permuted order: the head-dim-256 kernels hold 255 registers already
-// (codegen/cuda/testdata/ptxas.txt), and Gemma-2's windowed, soft-capped
-// one spilled with the permuted store.
-const maxPermutedHeadDim = 128
 
 // headDim is the size of an attention output's last axis, 0 where unknown.
 func headDim(v *ir.Value) int64 {

@@ -89,7 +89,7 @@ func TestLayout(t *testing.T) {
 
 // TestLayoutPrefill checks that the Llama-3-8B prefill stores attention's
 // result [B, S, H, Dh] for the output projection, its decode step and
-// Gemma-2's head-dim-256 attention (maxPermutedHeadDim) keep the layout,
+// Gemma-2's head-dim-256 attention (codegen.PermutedStoreMaxDh) keep the layout,
 // and that the shrunk Llama layer (tiny) computes the written layer with
 // the layout.
 func TestLayoutPrefill(t *testing.T) {
