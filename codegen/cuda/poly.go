@@ -11,7 +11,8 @@ import (
 // poly is an integer polynomial over the graph's dims, the form index
 // arithmetic is done in before it is printed as C. It mirrors ir.Dim (whose
 // terms are private) and adds what the generator needs: exact division by a
-// monomial and printing with the kernels' dim parameter names.
+// monomial, or of a monomial multiple of a sum by that sum, and printing
+// with the kernels' dim parameter names.
 type poly map[string]int64
 
 // polyOf converts a dim.
@@ -113,7 +114,7 @@ func (p poly) div(q poly) (poly, bool) {
 		return pconst(1), true
 	}
 	if len(q) != 1 {
-		return nil, false
+		return p.divByMonomialMultiple(q)
 	}
 	var qm string
 	var qc int64
@@ -132,6 +133,32 @@ func (p poly) div(q poly) (poly, bool) {
 		out[rest] += c / qc
 	}
 	return out.norm(), true
+}
+
+// divByMonomialMultiple divides p by a sum q where p is q times one
+// monomial (4*B + 32 by B + 8): the quotient is some term of p over one
+// term of q, checked by multiplying back.
+func (p poly) divByMonomialMultiple(q poly) (poly, bool) {
+	var qm string
+	var qc int64
+	for m, c := range q {
+		qm, qc = m, c // any term of q: r times it is a term of p
+		break
+	}
+	for m, c := range p {
+		if c%qc != 0 {
+			continue
+		}
+		rest, ok := removeSyms(m, qm)
+		if !ok {
+			continue
+		}
+		r := poly{rest: c / qc}.norm()
+		if r.mul(q).equal(p) {
+			return r, true
+		}
+	}
+	return nil, false
 }
 
 // removeSyms removes the symbols of monomial b from monomial a.
