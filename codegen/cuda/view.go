@@ -174,6 +174,11 @@ func (w *view) through(d *ir.Node, out *ir.Value) (*view, error) {
 		a := &w.axes[d.Attr.Axis]
 		a.off = a.off.add(start)
 		w.fold(d.Attr.Axis)
+		if len(a.subs) == 1 && len(a.off) == 0 {
+			// The digit now runs over the part: a later reshape divides
+			// and merges digits by their sizes.
+			a.subs[0].size = shapeOf(out)[d.Attr.Axis]
+		}
 	case ir.OpReshape:
 		axes, err := reshapeAxes(w.axes, shapeOf(d.Args[0]), shapeOf(out))
 		if err != nil {
