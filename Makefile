@@ -48,8 +48,12 @@ GEN_SPECS ?= 32
 # GPU_SUITE=false compiles only the bench targets' kernels (a benchmarking
 # round's quick bundle; the suite's images already there are kept).
 GPU_SUITE ?= true
+# GPU_CASES (a regexp) compiles only the suite cases it matches, as the
+# suite's -cases runs them (the determinism test's and the ladder's kernels
+# always): a round that checks a few kernels on the device.
+GPU_CASES ?=
 BENCH_SPEC ?= llama3_8b
-BENCH_DIMS ?= B=1,S=1,T=4096 B=16,S=1,T=4096
+BENCH_DIMS ?= B=1,S=1,T=4096 B=16,S=1,T=4096 B=64,S=1,T=4096
 CUDA_LDFLAGS := -ldflags='-s -w'
 gpu-bundle:
 	@set -e; exports=$$(scripts/cuda-sdk.sh $(CUDA_DIR)); eval "$$exports"; \
@@ -64,7 +68,7 @@ gpu-bundle:
 	  bench=""; for d in $(BENCH_DIMS); do bench="$${bench}$(BENCH_SPEC):$$d;"; done; \
 	  rm -rf .gpu/genspecs; gen=""; \
 	  if [ "$(GEN_SPECS)" != 0 ]; then $(GO) run ./internal/specgen/cmd/specgen -out .gpu/genspecs -n $(GEN_SPECS); gen="-specs .gpu/genspecs"; fi; \
-	  $(GO) run -tags nvrtc ./gpu/cmd/gpukernels -out .gpu/kernels -bench "$$bench" -suite=$(GPU_SUITE) $$gen; \
+	  $(GO) run -tags nvrtc ./gpu/cmd/gpukernels -out .gpu/kernels -bench "$$bench" -suite=$(GPU_SUITE) -cases '$(GPU_CASES)' $$gen; \
 	  printf 'BENCH_SPEC=%s\nBENCH_DIMS="%s"\n' '$(BENCH_SPEC)' '$(BENCH_DIMS)' > .gpu/bench.env; \
 	  cp gpu/run.sh .gpu/run.sh; cp bench/compare.py bench/ncu_table.py .gpu/; chmod +x .gpu/run.sh; \
 	  du -sh .gpu; echo "ship .gpu/ to the GPU machine and run .gpu/run.sh RESULTS_DIR there"

@@ -305,7 +305,7 @@ def main():
         "torch": torch.__version__,
         "ceilings": ceilings(),
         "decode_attention": decode_attention(shapes),
-        "llama_decode": {} if args.attention_only else llama_decode([1, 16], 4096),
+        "llama_decode": {} if args.attention_only else llama_decode([1, 16, 64], 4096),
     }
     os.makedirs(args.out, exist_ok=True)
     json.dump(anchors, open(os.path.join(args.out, "anchors.json"), "w"), indent=1)

@@ -199,8 +199,9 @@ func (in *Instance) PoisonAll() error {
 // Generated reports whether kernel i was generated.
 func (l *Loaded) Generated(i int) bool { return l.entries[i] != nil }
 
-// Launch enqueues every entry of kernel i on s with the plan's grid and
-// shared memory and the CUDA block, as the generated Go launch code does.
+// Launch enqueues every entry of kernel i on s with the plan's grid, shared
+// memory and dependence and the CUDA block, as the generated Go launch code
+// does.
 func (l *Loaded) Launch(in *Instance, i int, s *runtime.Stream) error {
 	k := l.P.Kernels[i]
 	if l.entries[i] == nil {
@@ -211,8 +212,12 @@ func (l *Loaded) Launch(in *Instance, i int, s *runtime.Stream) error {
 		return err
 	}
 	lp := k.Plan.Launch
+	launch := runtime.Launch
+	if lp.Dependent {
+		launch = runtime.LaunchDependent
+	}
 	for _, e := range l.entries[i] {
-		if err := runtime.Launch(e, lp.Grid, k.CUDA.Block, lp.SharedBytes, s, args...); err != nil {
+		if err := launch(e, lp.Grid, k.CUDA.Block, lp.SharedBytes, s, args...); err != nil {
 			return fmt.Errorf("%s (%s): %w", k.Plan.Name, lp.Variant, err)
 		}
 	}

@@ -45,9 +45,10 @@ func TestCasesDeterministic(t *testing.T) {
 // TestCasesOnCPU does on the CPU everything the device suite does but the
 // GPU: every small case plans, generates reproducibly, lays out its
 // buffers, and the references give every kernel parameter its bytes. The
-// small cases cover the GEMV with and without split-K.
+// small cases cover the GEMV with and without split-K, on CUDA cores and,
+// for 9 to 16 rows, on tensor cores.
 func TestCasesOnCPU(t *testing.T) {
-	gemvs := map[bool]bool{}
+	gemvs := map[[2]bool]bool{}
 	for _, c := range Cases(DefaultSeed) {
 		if c.Full {
 			continue // minutes of CPU reference; the device suite runs them
@@ -55,14 +56,17 @@ func TestCasesOnCPU(t *testing.T) {
 		for _, p := range caseOnCPU(t, c, true) {
 			for _, k := range p.Kernels {
 				if l := k.Plan.Launch; l != nil && l.Variant == plan.VariantGemv {
-					gemvs[l.Splits > 1] = true
+					tc := l.Tile[0] > 8 && strings.Contains(k.Source, "_gemvtc(")
+					gemvs[[2]bool{l.Splits > 1, tc}] = true
 				}
 			}
 		}
 	}
 	for _, split := range []bool{false, true} {
-		if !gemvs[split] {
-			t.Errorf("no small case plans a GEMV with split-K %v", split)
+		for _, tc := range []bool{false, true} {
+			if !gemvs[[2]bool{split, tc}] {
+				t.Errorf("no small case plans a GEMV with split-K %v and tensor cores %v", split, tc)
+			}
 		}
 	}
 }

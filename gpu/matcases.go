@@ -9,8 +9,8 @@ import (
 )
 
 // matLayer is one matmul with an epilogue, at sizes no tile divides: the
-// GEMV (B·S ≤ 16 rows) and tensor-core GEMM paths, split-K and not, each
-// epilogue the passes fuse into a matmul.
+// GEMV (B·S ≤ 64 rows, tensor cores above 8) and tensor-core GEMM paths,
+// split-K and not, each epilogue the passes fuse into a matmul.
 const matLayer = `
 layer mat_{{name}}
 dim B, S
@@ -92,5 +92,8 @@ func matCases() []struct {
 		add(s, 1, 1)
 		add(s, 2, 8)
 	}
+	// f16 on the tensor-core GEMV (the f16 shape above has rows 8-byte
+	// aligned only): 16 rows, K not a multiple of the 16-row step, split-K
+	add("swiglu_f16_776x136", 2, 8)
 	return out
 }

@@ -15,6 +15,8 @@
 #   memcheck.log            compute-sanitizer --tool memcheck on a representative run
 #   racecheck.log           compute-sanitizer --tool racecheck on the same run
 #   fuser_bench.txt/.json   fuser bench: kernels, steps, ceilings
+#   fuser_bench_serial.*    the first dims' fused step again without dependent
+#                           launches (fuser bench -dependent=false)
 #   compare.*, anchors.json bench/compare.py: PyTorch anchors and ratios (same run)
 #   ncu_traffic.md/.json    ncu's DRAM bytes per kernel of the first bench dims'
 #                           fused and unfused steps against the cost model
@@ -86,6 +88,13 @@ if [ "${SKIP_COMPARE:-0}" != 1 ]; then
 	cmp=$here/../bench/compare.py
 	[ -f "$cmp" ] || cmp=$here/compare.py
 	step compare "$out/compare.log" env PYTHONUNBUFFERED=1 python3 "$cmp" --ours "$out/fuser_bench.json" --out "$out"
+fi
+if [ "${SKIP_BENCH:-0}" != 1 ]; then
+	# The fused step of the first bench dims again with every kernel
+	# starting when the one before it ends: what dependent launch buys.
+	step bench_serial "$out/fuser_bench_serial.txt" "$here/fuser" bench "$BENCH_SPEC" -dims "${BENCH_DIMS%% *}" -kernels "$here/kernels" \
+		-reps "${BENCH_REPS:-100}" -unfused=false -dependent=false -json-out "$out/fuser_bench_serial.json"
+	grep -E 'step:' "$out/fuser_bench_serial.txt" >>"$out/summary.txt"
 fi
 if [ "${SKIP_NCU:-0}" != 1 ]; then
 	ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)

@@ -28,13 +28,20 @@ const (
 // (few queries per kv head) gets a split-KV count from batch × kv-heads ×
 // context against the target's SMs: no split when the (sequence, kv-head)
 // pairs already fill the GPU, more splits for long contexts at small batch.
+//
+// With Target.DependentLaunch every kernel but the first of the step (and
+// of the load stage) is a programmatic dependent of the one before it: it
+// starts while that one finishes.
 func launch(s *State) (int, error) {
+	var prev *plan.Kernel
 	for _, k := range s.Plan.Kernels {
 		l, err := launchOf(s, k)
 		if err != nil {
 			return 0, fmt.Errorf("kernel %s: %w", k.Name, err)
 		}
+		l.Dependent = s.Target.DependentLaunch && prev != nil && prev.Load == k.Load
 		k.Launch = l
+		prev = k
 	}
 	return len(s.Plan.Kernels), nil
 }
@@ -74,16 +81,26 @@ func launchOf(s *State, k *plan.Kernel) (*plan.Launch, error) {
 // gemmLaunch picks the GEMV path (up to plan.GemvMaxRows rows, split-K
 // when the column blocks leave SMs idle) or the tensor-core tiles.
 func gemmLaunch(s *State, mm *ir.Node, eval func(ir.Dim) int64) *plan.Launch {
-	a, out := mm.Args[0].Type.Shape, mm.Outs[0].Type.Shape
+	a, b, out := mm.Args[0].Type.Shape, mm.Args[1].Type.Shape, mm.Outs[0].Type.Shape
 	m, n, kk := eval(a[len(a)-2]), eval(out[len(out)-1]), eval(a[len(a)-1])
+	// The rows of one GEMM, as the kernel counts them (codegen/cuda's
+	// gemmModel): a batch axis the right operand lacks or broadcasts folds
+	// into the rows (a 2-D weight is shared by every row), one it has is a
+	// unit, and H query heads over G kv heads are G units of H/G row groups.
 	batch := int64(1)
-	for _, d := range out[:len(out)-2] {
-		batch *= eval(d)
-	}
-	if len(mm.Args[1].Type.Shape) == 2 {
-		// A 2-D weight is shared by every row: the kernel folds the
-		// leading axes into M, so the path is chosen from all rows.
-		m, batch = m*batch, 1
+	r := len(out)
+	for i, d := range out[:r-2] {
+		size := eval(d)
+		j := i - (r - len(b))
+		switch {
+		case len(b) <= 2 || j < 0 || eval(b[j]) == 1:
+			m *= size
+		case eval(b[j]) == size:
+			batch *= size
+		default:
+			m *= size / max(eval(b[j]), 1)
+			batch *= eval(b[j])
+		}
 	}
 	if m > plan.GemvMaxRows {
 		return &plan.Launch{Variant: plan.VariantGemm, Grid: [3]int64{ceilDiv(n, gemmBlockCols), ceilDiv(m, plan.GemmTileM), batch}, Block: gemmBlock, Launches: 1, Splits: 1, Tile: [2]int64{plan.GemmTileM, plan.GemmTileN}}
@@ -96,7 +113,7 @@ func gemmLaunch(s *State, mm *ir.Node, eval func(ir.Dim) int64) *plan.Launch {
 	if _, constN := out[len(out)-1].Value(); constN && 2*blocks <= s.Target.SMs {
 		split = plan.GemvSplits(kk, max(1, min(s.Target.SMs/blocks, kk/gemvMinSplitK)))
 	}
-	l := &plan.Launch{Variant: plan.VariantGemv, Grid: [3]int64{ceilDiv(n, plan.GemvCols), batch, split}, Block: gemvBlock, Launches: 1, Splits: split, Tile: [2]int64{m, plan.GemvCols}}
+	l := &plan.Launch{Variant: plan.VariantGemv, Grid: [3]int64{ceilDiv(n, plan.GemvCols), batch, split}, Block: gemvBlock, SharedBytes: plan.GemvSharedBytes(m), Launches: 1, Splits: split, Tile: [2]int64{m, plan.GemvCols}}
 	if split > 1 {
 		// One f32 partial per split, unit (the grid's batch), row and column.
 		l.WorkspaceFloats = split * l.Grid[1] * l.Tile[0] * n

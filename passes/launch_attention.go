@@ -45,7 +45,7 @@ func attentionLaunch(s *State, k *plan.Kernel, eval func(ir.Dim) int64) *plan.La
 	}
 	q, kv := n.Args[0].Type.Shape, n.Args[len(n.Args)-2].Type.Shape
 	b, h, sq, g := eval(q[0]), eval(q[1]), eval(q[2]), eval(kv[1])
-	if sq*(h/max(g, 1)) <= plan.GemvMaxRows {
+	if sq*(h/max(g, 1)) <= plan.DecodeMaxRows {
 		return decodeLaunch(s, n, flash, eval)
 	}
 	v := plan.VariantPrefill

@@ -98,3 +98,28 @@ o = softmax(q @ transpose(k) / sqrt(Dh), axis=-1) @ v
 		}
 	}
 }
+
+// TestDependentLaunch checks which kernels are programmatic dependents of
+// the kernel before them: on the H200 every kernel of the step but its
+// first, and of the load stage (gemma2_softcap folds 1 + w and joins
+// sibling weights) every one but its first; on the A100 none.
+func TestDependentLaunch(t *testing.T) {
+	for _, spec := range []string{specs.Default, "gemma2_softcap"} {
+		g := load(t, spec)
+		dims := map[string]int64{"B": 1, "S": 1, "T": 4096}
+		for _, target := range []plan.Target{plan.H200, plan.A100} {
+			st, err := passes.Run(g, passes.Fused, passes.Options{Dims: dims, Target: target})
+			if err != nil {
+				t.Fatal(err)
+			}
+			first := map[bool]bool{}
+			for _, k := range st.Plan.Kernels {
+				want := target.DependentLaunch && first[k.Load]
+				first[k.Load] = true
+				if k.Launch.Dependent != want {
+					t.Errorf("%s on %s: kernel %s (load %v) dependent %v, want %v", spec, target.Name, k.Name, k.Load, k.Launch.Dependent, want)
+				}
+			}
+		}
+	}
+}

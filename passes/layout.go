@@ -20,8 +20,10 @@ import (
 // and the readers' vector loads stay contiguous along it), and does
 // nothing where the readers disagree (one reads the value as it is: the
 // others keep their strided reads), for graph outputs and KV caches (their
-// layout is the caller's), or where the order the readers want lays the
-// buffer out the same at the bound dims (it moves only axes of size 1).
+// layout is the caller's). A layout that moves only axes of size 1 at the
+// bound dims (attention's result at decode) is stored too: it costs
+// nothing, and the readers' view is then contiguous for every size, which
+// codegen can see.
 func layout(s *State) (int, error) {
 	users := s.Graph.Users()
 	owner := map[*ir.Value]*plan.Kernel{}
@@ -102,16 +104,9 @@ func (s *State) chooseLayout(k *plan.Kernel, v *ir.Value, reads []read) (plan.La
 		s.explain(false, "%s: %s; %s", subject, why, strided)
 		return nil, nil
 	}
-	moved, err := movesData(want, v.Type.Shape, s.Dims)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", v.Ref(), err)
-	}
 	last := len(want) - 1
 	switch {
 	case isIdentity(want):
-		return nil, nil
-	case !moved:
-		s.explain(false, "%s: read contiguously by %s at these dims (the view moves only axes of size 1)", subject, readers(reads, read.permutes))
 		return nil, nil
 	case slices.Contains(s.Graph.Outputs, v):
 		s.explain(false, "%s: a graph output keeps its declared layout; %s", subject, strided)
@@ -258,25 +253,4 @@ func regroup(cur [][]int, shape, out ir.Shape) ([][]int, error) {
 func isOne(d ir.Dim) bool {
 	n, ok := d.Value()
 	return ok && n == 1
-}
-
-// movesData reports whether laying a value of shape out in order l puts
-// any element elsewhere than its own row-major order does at the bound
-// dims: whether l reorders two axes of size above 1.
-func movesData(l plan.Layout, shape ir.Shape, dims map[string]int64) (bool, error) {
-	prev := -1
-	for _, ax := range l {
-		n, err := shape[ax].Eval(dims)
-		if err != nil {
-			return false, err
-		}
-		if n == 1 {
-			continue
-		}
-		if ax < prev {
-			return true, nil
-		}
-		prev = ax
-	}
-	return false, nil
 }

@@ -14,6 +14,10 @@ const (
 	decodeMaxStages  = 8
 	// DecodeTileKeys is the keys of one warp's tile.
 	DecodeTileKeys = 16
+	// DecodeMaxRows is the most query rows a kv head's decode attention
+	// takes (queries × heads sharing the kv head: the 16 rows of its MMA
+	// tile); more run as prefill.
+	DecodeMaxRows = 16
 	// blockReserved is the shared memory the driver keeps per block.
 	blockReserved = 1 << 10
 	// decodeStatic bounds the kernel's static shared memory (the tensor

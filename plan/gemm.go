@@ -4,8 +4,11 @@ package plan
 // and sizes the grid) and codegen/cuda (which writes the tiles).
 const (
 	// GemvMaxRows is the most rows per unit the GEMV path takes; more go to
-	// the tensor-core tiles.
-	GemvMaxRows = 16
+	// the tensor-core tiles. Up to 8 rows run on CUDA cores; 9 to 64 on
+	// tensor cores, the weight read once (GemvSharedBytes).
+	GemvMaxRows = 64
+	// GemvCUDACoreRows is the most rows of one CUDA-core GEMV pass.
+	GemvCUDACoreRows = 8
 	// GemvCols is the columns (slots) of a GEMV tile over a row-major right
 	// operand: a lane streams 8 contiguous columns of a row, a warp 512
 	// bytes of bf16. (A K-contiguous operand takes tiles of 32, a warp a
@@ -33,4 +36,28 @@ func GemvSplits(k, want int64) int64 {
 	}
 	rows := GemvSplitRows(k, want)
 	return (k + rows - 1) / rows
+}
+
+// The tensor-core GEMV streams the weight through a ring of GemvRingStages
+// stages in dynamic shared memory, each GemvRingRows rows of K by GemvCols
+// columns (16-bit) and the same positions of up to GemvMaxRows rows of the
+// left operand, each row padded to GemvRingXRowBytes so that the rows a
+// B fragment reads lie in distinct banks.
+const (
+	GemvRingStages    = 6
+	GemvRingRows      = 32
+	GemvRingXRowBytes = GemvRingRows*2 + 16
+	// GemvRingStageBytes is one stage: the weight tile, then the rows.
+	GemvRingStageBytes = GemvRingRows*GemvCols*2 + GemvMaxRows*GemvRingXRowBytes
+)
+
+// GemvSharedBytes is the dynamic shared memory of a GEMV launch of m rows
+// a unit: the tensor-core ring above 8 rows (which its tile sums reuse once
+// the ring is drained), none up to 8. The GEMV body (codegen/cuda) lays out
+// the same bytes.
+func GemvSharedBytes(m int64) int64 {
+	if m <= GemvCUDACoreRows {
+		return 0
+	}
+	return GemvRingStages * GemvRingStageBytes
 }

@@ -40,6 +40,9 @@ type Launch struct {
 	// split-KV partials and their counters, whose module workspace is the
 	// largest of its attention kernels'.
 	WorkspaceFloats int64 `json:",omitempty"`
+	// Dependent: the kernel is launched as a programmatic dependent of the
+	// kernel before it (Target.DependentLaunch).
+	Dependent bool `json:",omitempty"`
 }
 
 // String prints the launch as grid(x,y,z)×block.
@@ -53,6 +56,9 @@ func (l *Launch) String() string {
 	}
 	if l.PrefixSplits > 0 {
 		s += fmt.Sprintf(" prefix-splits=%d", l.PrefixSplits)
+	}
+	if l.Dependent {
+		s += " dependent"
 	}
 	return s
 }

@@ -25,14 +25,19 @@ type Target struct {
 	// TMA reports the tensor memory accelerator (bulk copies described by
 	// tensor maps), WGMMA the warpgroup matrix multiply: both sm_90a.
 	TMA, WGMMA bool
+	// DependentLaunch reports programmatic dependent launch (sm_90): a
+	// kernel launched with it may start while the one before it in the
+	// stream finishes, and waits (griddepcontrol.wait) before it touches
+	// memory, so that the gap between kernels closes.
+	DependentLaunch bool
 }
 
 // The described targets. H200 is the default.
 var (
 	// H200 is the NVIDIA H200 (sm_90a, 141 GB HBM3e).
-	H200 = Target{Name: "h200", Arch: "sm_90a", SMs: 132, SharedPerSM: 228 << 10, SharedPerBlock: 227 << 10, RegistersPerSM: 64 << 10, L2Bytes: 60 << 20, TMA: true, WGMMA: true}
+	H200 = Target{Name: "h200", Arch: "sm_90a", SMs: 132, SharedPerSM: 228 << 10, SharedPerBlock: 227 << 10, RegistersPerSM: 64 << 10, L2Bytes: 60 << 20, TMA: true, WGMMA: true, DependentLaunch: true}
 	// H100 is the NVIDIA H100 SXM (sm_90a, 80 GB HBM3).
-	H100 = Target{Name: "h100", Arch: "sm_90a", SMs: 132, SharedPerSM: 228 << 10, SharedPerBlock: 227 << 10, RegistersPerSM: 64 << 10, L2Bytes: 50 << 20, TMA: true, WGMMA: true}
+	H100 = Target{Name: "h100", Arch: "sm_90a", SMs: 132, SharedPerSM: 228 << 10, SharedPerBlock: 227 << 10, RegistersPerSM: 64 << 10, L2Bytes: 50 << 20, TMA: true, WGMMA: true, DependentLaunch: true}
 	// A100 is the NVIDIA A100 (sm_80): no TMA, no wgmma.
 	A100 = Target{Name: "a100", Arch: "sm_80", SMs: 108, SharedPerSM: 164 << 10, SharedPerBlock: 163 << 10, RegistersPerSM: 64 << 10, L2Bytes: 40 << 20}
 )

@@ -60,7 +60,20 @@ func bytesOf(f []float32) []byte {
 // launches and a graph replayed once, or a launch lost from the capture,
 // fails. x + 1 rounds alike on both sides (x·1 is exact, fused or not), so
 // the comparison is exact.
+//
+// The launches are plain, then programmatic dependents of the one before
+// (LaunchDependent: axpy does not trigger its dependent early, so each
+// still starts when the one before ends, and the count must be exact).
 func TestCaptureReplay(t *testing.T) {
+	for _, launch := range []struct {
+		name string
+		fn   func(*Kernel, [3]int64, int, int64, *Stream, ...any) error
+	}{{"plain", Launch}, {"dependent", LaunchDependent}} {
+		t.Run(launch.name, func(t *testing.T) { captureReplay(t, launch.fn) })
+	}
+}
+
+func captureReplay(t *testing.T, launch func(*Kernel, [3]int64, int, int64, *Stream, ...any) error) {
 	ctx, m, s := setup(t)
 	k, err := m.Kernel("axpy")
 	if err != nil {
@@ -81,7 +94,7 @@ func TestCaptureReplay(t *testing.T) {
 	}
 	g, err := Capture(s, func() error {
 		for range steps {
-			if err := Launch(k, [3]int64{(n + 255) / 256, 1, 1}, 256, 0, s, x.Ptr, float32(1), int64(n)); err != nil {
+			if err := launch(k, [3]int64{(n + 255) / 256, 1, 1}, 256, 0, s, x.Ptr, float32(1), int64(n)); err != nil {
 				return err
 			}
 		}

@@ -69,6 +69,7 @@ func runBench(args []string, w io.Writer) error {
 	asJSON := fs.Bool("json", false, "print JSON")
 	withUnfused := fs.Bool("unfused", true, "also measure the unfused plan")
 	splitKeys := fs.Int64("split-keys", 0, "fix decode attention's split size in keys (deterministic mode; 0: the launch plan's split)")
+	dependent := fs.Bool("dependent", true, "launch kernels as programmatic dependents where the device allows it (false: each kernel starts when the one before it ends, the ablation)")
 	jsonOut := fs.String("json-out", "", "also write the JSON to this file (the table still goes to stdout)")
 	pos, err := parseArgs(fs, args, 1, benchUsage)
 	if err != nil {
@@ -114,6 +115,7 @@ func runBench(args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	target.DependentLaunch = target.DependentLaunch && *dependent
 	b := &gpu.Bench{D: dev, L2: info.L2Bytes, Opt: gpu.BenchOptions{Warmup: *warmup, Reps: *reps, Seed: *seed}}
 	if err := b.MeasureCeilings(info); err != nil {
 		return err

@@ -25,6 +25,7 @@ const (
 	libAttentionBulk    = "attention_bulk.cuh"
 	libAttentionFlash   = "attention_flash.cuh"
 	libAttentionCascade = "attention_cascade.cuh"
+	libGemvMMA          = "gemv_mma.cuh"
 )
 
 // library is one file of device code under device/.
@@ -40,6 +41,7 @@ type library struct {
 var libraries = []library{
 	{"prelude.cuh", true},
 	{"row_softmax.cuh", true},
+	{libGemvMMA, false},
 	{libAttentionBulk, false},
 	{libAttentionFlash, false},
 	{libAttentionCascade, false},

@@ -7,9 +7,10 @@
 // a scalar path for any other access), one row reduction per Row kernel
 // (warp shuffles and a shared-memory block reduction), reductions over
 // other axes, KV-cache appends, GEMMs with their epilogue inserted in the
-// store phase (a GEMV path for few rows with split-K, a tensor-core path
-// with mma.sync, ldmatrix and a cp.async pipeline for more, chosen at run
-// time), and flash attention (split-KV decode with GQA packing and a
+// store phase (a GEMV path with split-K for up to 64 rows: CUDA cores up
+// to 8, above that mma.sync over a cp.async ring of the weight, read once;
+// a tensor-core path with mma.sync, ldmatrix and a cp.async pipeline for
+// more; chosen at run time), and flash attention (split-KV decode with GQA packing and a
 // log-sum-exp merge, tiled prefill). Every kernel reads its operands
 // through the views of the graph (split parts, reshapes, transposes,
 // broadcasts) and KV caches through their layout (contiguous, paged,
@@ -36,6 +37,11 @@
 //     in arrays of its own body; the last split of each tile sums them.
 //   - Pointers must be 16-byte aligned for the vector paths to be taken;
 //     any alignment is correct.
+//   - A GEMV launch of more than 8 rows takes plan.GemvSharedBytes of
+//     dynamic shared memory (Launch.SharedBytes).
+//   - Every entry calls fz_grid_sync before it touches memory the step
+//     writes: launched as a programmatic dependent (Launch.Dependent) it
+//     waits there for the kernel before it, and lets the next one start.
 //
 // The generic device code is CUDA under device/ (*.cuh), embedded and
 // pasted into the module in the order device.go lists; the generators

@@ -15,11 +15,16 @@ import (
 const (
 	gemvTN    = 32
 	gemvRowTN = plan.GemvCols
-	gemvMR    = 8
+	gemvMR    = plan.GemvCUDACoreRows
 	gemvKC    = 512
 	// gemvRowsInFlight is the rows of a row-major right operand a warp
 	// loads before it uses them.
 	gemvRowsInFlight = 8
+	// gemvPrefetchRows is the weight rows (K positions) of its first tile a
+	// GEMV block prefetches into L2 while the kernel before it finishes:
+	// 64 KiB a block of 256 bf16 columns, 8.4 MB over 132 blocks, about
+	// 2 µs of HBM, the order of a kernel's tail.
+	gemvPrefetchRows = 128
 	mmaBM            = plan.GemmTileM
 	mmaBN            = plan.GemmTileN
 	mmaBK            = 32
@@ -243,8 +248,8 @@ func (g *gemmModel) nLen(batch []ix) (ix, error) {
 }
 
 // gemmKernel generates a Gemm kernel: one entry computing the matmul and
-// its epilogue (GEMV tiles for up to gemvMR rows per unit, tensor-core tiles
-// for more; chosen at run time). A split-K GEMV reduces its splits in the
+// its epilogue (GEMV tiles for up to plan.GemvMaxRows rows per unit, on
+// tensor cores above gemvMR; tensor-core tiles for more; chosen at run time). A split-K GEMV reduces its splits in the
 // same launch: the last split of a tile to arrive sums the partials.
 func (k *kgen) gemmKernel() (*generated, error) {
 	g, err := k.gemmModel()
@@ -269,10 +274,12 @@ func (k *kgen) gemmKernel() (*generated, error) {
 		return nil, err
 	}
 	gen := &generated{
+		libs:     g.libs(),
 		helpers:  helpers.String(),
 		entries:  []entry{{"", main}},
 		variants: map[plan.Variant][]string{plan.VariantGemv: {""}, plan.VariantGemm: {""}},
 		variant:  plan.VariantGemv,
+		waits:    true,
 	}
 	if l != nil && l.Variant == plan.VariantGemm {
 		gen.variant = plan.VariantGemm

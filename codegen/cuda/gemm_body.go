@@ -2,19 +2,25 @@ package cuda
 
 import "github.com/fuser-dev/fuser/plan"
 
-// The shared memory of the GEMV path: the staged A rows, one row of the
-// per-warp partial sums (up to 12 warps), the tile's sums, its columns and
-// vector flags.
+// The static shared memory of the GEMV path: the staged A rows of a
+// CUDA-core pass (f32), the per-warp partial sums of a row (up to 12 warps),
+// which reuse the staged rows once a pass has read them, and the tile's
+// sums up to gemvMR rows; more rows keep theirs in the launch's dynamic
+// shared memory (plan.GemvSharedBytes).
 const (
-	gemvAsFloats  = gemvMR * gemvKC
+	gemvAsFloats  = max(gemvMR*gemvKC, gemvRedFloats)
 	gemvRedFloats = 12 * gemvRowTN
 	gemvResFloats = gemvMR * gemvRowTN
 )
 
-// chunk is the rows of one GEMV pass: 8, or 4 for blocks of more than 256
-// threads, whose register budget is smaller.
+// chunk is the rows of one GEMV item: up to plan.GemvMaxRows with the
+// tensor-core GEMV, 8 (gemvMR), or 4 for blocks of more than 256 threads,
+// whose register budget is smaller.
 func (g *gemmModel) chunk() int {
-	if g.k.nt > 256 {
+	switch {
+	case g.gemvMMA():
+		return plan.GemvMaxRows
+	case g.k.nt > 256:
 		return 4
 	}
 	return gemvMR
@@ -129,10 +135,17 @@ func (g *gemmModel) mainBody(split bool) (string, error) {
 	tn := g.gemvTN()
 	var w writer
 	w.indent = 1
-	w.line("__shared__ __align__(128) float smem[%d];", max(gemvAsFloats+gemvRedFloats+gemvResFloats, mmaSmemBytes/4))
+	w.line("__shared__ __align__(128) float smem[%d];", max(gemvAsFloats+gemvResFloats, mmaSmemBytes/4))
 	w.line("__shared__ i64 scol[%d];", max(tn, mmaBN))
 	w.line("__shared__ int svec[%d];", tn/8)
-	w.line("float* As = smem; float* red = smem + %d; float* res = red + %d;", gemvAsFloats, gemvRedFloats)
+	w.line("float* As = smem; float* red = smem;")
+	if g.gemvMMA() {
+		w.line("extern __shared__ __align__(128) unsigned char fz_gemv_dsm[];")
+		w.line("unsigned char* ring = fz_gemv_dsm;")
+		w.line("float* res = %s > %d ? (float*)ring : smem + %d;", g.rows(), gemvMR, gemvAsFloats)
+	} else {
+		w.line("float* res = smem + %d;", gemvAsFloats)
+	}
 	g.gridSetup(&w, split)
 	if g.mmaAble() {
 		cond, err := g.mmaCondition(&w)
@@ -142,6 +155,7 @@ func (g *gemmModel) mainBody(split bool) (string, error) {
 		w.open("if (%s > %d && %s) {", g.rows(), plan.GemvMaxRows, cond)
 		w.line("__shared__ const u16* sArow[%d];", mmaBM)
 		w.line("__shared__ const u16* sBrow[%d];", mmaBN)
+		w.line("fz_grid_sync();")
 		w.line("if (sp == 0) @BODY@_mma(%s, bid, nblk, (u16*)smem, sArow, sBrow, scol);", k.bodyArgs())
 		w.line("return;")
 		w.close()
@@ -149,17 +163,26 @@ func (g *gemmModel) mainBody(split bool) (string, error) {
 	if split {
 		w.line("__shared__ bool slast;")
 	}
+	// The block's first item prefetches its first weight rows into L2,
+	// then waits for the kernel before it (fz_grid_sync); a block without
+	// items waits too, so that this kernel ends after that one.
+	w.line("bool waited = false;")
 	if err := g.tileLoop(&w); err != nil {
 		return "", err
 	}
 	w.line("const i64 kper = @BODY@_kper(kv, nsplit);")
 	w.line("const i64 k0 = fz_min64(kv, sp * kper), k1 = fz_min64(kv, k0 + kper);")
-	w.line("const int mrp = mr <= 1 ? 1 : mr <= 2 ? 2 : mr <= 4 ? 4 : 8;")
-	w.open("switch (mrp) {")
-	for mr := 1; mr <= g.chunk(); mr *= 2 {
-		w.line("case %d: @BODY@_gemv<%d>(%s, ub, r0, mr, k0, k1, scol, svec, As, red, res); break;", mr, mr, k.bodyArgs())
-	}
+	w.open("if (!waited) {")
+	w.line("@BODY@_prefetch(%s, ub, k0, fz_min64(k1, k0 + %d), scol);", k.bodyArgs(), gemvPrefetchRows)
+	w.line("fz_grid_sync();")
+	w.line("waited = true;")
 	w.close()
+	if g.gemvMMA() {
+		if err := g.emitTCFlag(&w); err != nil {
+			return "", err
+		}
+	}
+	g.emitGemvCall(&w)
 	if split {
 		per := ixp(g.workspacePerSplit())
 		w.line("const i64 wrow = (ub * MR_) + r0;")
@@ -186,5 +209,6 @@ func (g *gemmModel) mainBody(split bool) (string, error) {
 		return "", err
 	}
 	w.close()
+	w.line("if (!waited) fz_grid_sync();")
 	return w.String(), nil
 }

@@ -104,8 +104,16 @@ func (g *gemmModel) emitHelpers(w *writer) error {
 	if err := g.emitSegmentFuncs(w); err != nil {
 		return err
 	}
+	if err := g.emitPrefetch(w); err != nil {
+		return err
+	}
 	if err := g.emitGemvTile(w); err != nil {
 		return err
+	}
+	if g.gemvMMA() {
+		if err := g.emitGemvMMA(w); err != nil {
+			return err
+		}
 	}
 	if g.mmaAble() {
 		if err := g.emitMmaTile(w); err != nil {
@@ -370,4 +378,31 @@ func (g *gemmModel) emitRowFMAs(w *writer, rs rowStream) {
 	w.line("#pragma unroll")
 	w.line("for (int c = 0; c < 8; c++) acc[m][c] = fmaf(a, bi[c], acc[m][c]);")
 	w.close()
+}
+
+// emitPrefetch writes the prefetch of positions [k0, k1) of a tile's
+// columns scol of the right operand into L2: one line of 64 bytes for every
+// 32 columns of a row-major operand (a lane group's 8 columns are
+// contiguous where it streams fast), every 64 positions of a K-contiguous
+// one. It touches no memory: the prefetched lines are read after the wait.
+func (g *gemmModel) emitPrefetch(w *writer) error {
+	k := g.k
+	w.open("FZ_DEV void @BODY@_prefetch(%s, const i64 ub, const i64 k0, const i64 k1, const i64* scol) {", k.signature(false))
+	ub := g.unitBatch(w, ixv("ub"))
+	a, err := k.addr(g.b, g.operandIndex(g.b, ub, [2]ix{ixv("kr"), ixv("c")}))
+	if err != nil {
+		return err
+	}
+	if g.bK {
+		w.open("for (i64 e = threadIdx.x; e < fz_cdiv64(k1 - k0, 64) * %d; e += blockDim.x) {", gemvTN)
+		w.line("const i64 c = scol[e %% %d], kr = k0 + e / %d * 64;", gemvTN, gemvTN)
+	} else {
+		per := gemvRowTN / 32
+		w.open("for (i64 e = threadIdx.x; e < (k1 - k0) * %d; e += blockDim.x) {", per)
+		w.line("const i64 c = scol[e %% %d * 32], kr = k0 + e / %d;", per, per)
+	}
+	w.line("if (c >= 0) fz_prefetch_l2(%s);", a)
+	w.close()
+	w.close()
+	return nil
 }

@@ -63,6 +63,10 @@ type generated struct {
 	// variants maps a variant to the entry suffixes launched for it.
 	variants map[plan.Variant][]string
 	variant  plan.Variant
+	// waits: the entries' bodies call fz_grid_sync themselves, after work
+	// that touches no memory the step writes; otherwise the entry calls it
+	// first.
+	waits bool
 }
 
 // Generate emits one self-contained CUDA translation unit for the plan.
@@ -113,8 +117,12 @@ func Generate(p *plan.Plan) (*Module, error) {
 			src.WriteString(strings.ReplaceAll(bodies.String(), "@BODY@", "fzb_"+hash))
 		}
 		for _, e := range gen.entries {
-			fmt.Fprintf(&entries, "extern \"C\" __global__ void __launch_bounds__(%d, 1) %s%s(%s) { fzb_%s%s(%s); }\n",
-				k.nt, pk.Name, e.suffix, k.signature(true), hash, e.suffix, k.args())
+			wait := " fz_grid_sync();"
+			if gen.waits {
+				wait = ""
+			}
+			fmt.Fprintf(&entries, "extern \"C\" __global__ void __launch_bounds__(%d, 1) %s%s(%s) {%s fzb_%s%s(%s); }\n",
+				k.nt, pk.Name, e.suffix, k.signature(true), wait, hash, e.suffix, k.args())
 		}
 		kern := Kernel{Name: pk.Name, Params: k.apiParams(), Block: k.nt, Hash: hash, Variants: map[plan.Variant][]string{}}
 		for v, sufs := range gen.variants {

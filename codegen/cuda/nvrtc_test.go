@@ -86,10 +86,13 @@ func TestNVRTC(t *testing.T) {
 	wg.Wait()
 	defaults := *nvrtcSpecs == "" && !*nvrtcAll && *dimsFlag == "" && !*simtFlag &&
 		*nvrtcArchs == flag.Lookup("nvrtc.archs").DefValue
+	sort.Strings(rows)
+	if !defaults {
+		t.Logf("ptxas report (not checked against %s with -nvrtc.* or -test.dims flags):\n%s", ptxasGolden, strings.Join(rows, "\n"))
+	}
 	if t.Failed() || !defaults {
 		return
 	}
-	sort.Strings(rows)
 	header := "# The ptxas report of every generated kernel: module (spec/plan/dims; a module\n" +
 		"# identical to an earlier one is listed once), arch, entry, registers per thread,\n" +
 		"# static shared memory bytes, stack bytes. Made by TestNVRTC; to accept a change:\n" +

@@ -94,7 +94,11 @@ func (l *layer) emitFold(f *jen.File) {
 // emitLaunch emits launch i, la, on stream s with dims d.
 func (l *layer) emitLaunch(g *jen.Group, i int, la launch) {
 	lp := la.Kernel.Launch
-	g.Comment(fmt.Sprintf("%s: %s grid(%d,%d,%d), block %d", la.Entry, lp.Variant, lp.Grid[0], lp.Grid[1], lp.Grid[2], la.Block))
+	dep := ""
+	if lp.Dependent {
+		dep = ", dependent"
+	}
+	g.Comment(fmt.Sprintf("%s: %s grid(%d,%d,%d), block %d%s", la.Entry, lp.Variant, lp.Grid[0], lp.Grid[1], lp.Grid[2], la.Block, dep))
 	call := []jen.Code{
 		jen.Id("l").Dot("kernels").Index(jen.Lit(i)),
 		jen.Index(jen.Lit(3)).Int64().Values(jen.Lit(int(lp.Grid[0])), jen.Lit(int(lp.Grid[1])), jen.Lit(int(lp.Grid[2]))),
@@ -105,7 +109,11 @@ func (l *layer) emitLaunch(g *jen.Group, i int, la launch) {
 	for _, a := range la.Args {
 		call = append(call, l.argCode(a))
 	}
-	g.If(jen.Err().Op(":=").Qual(RuntimePath, "Launch").Call(call...), jen.Err().Op("!=").Nil()).Block(
+	fn := "Launch"
+	if lp.Dependent {
+		fn = "LaunchDependent"
+	}
+	g.If(jen.Err().Op(":=").Qual(RuntimePath, fn).Call(call...), jen.Err().Op("!=").Nil()).Block(
 		jen.Return(l.errorf("%w", jen.Err())),
 	)
 }

@@ -55,8 +55,10 @@ func TestGenerateKernels(t *testing.T) {
 	}
 	for _, want := range []string{
 		`"attn_split",` + "\n\t\"attn_reduce\",",
-		"runtime.Launch(l.kernels[2], [3]int64{1, 2, 2}, 64, 49920, s, l.bufPos.Ptr, l.bufArena.At(256), l.bufKv.Ptr, l.bufArena.At(0), d.B, d.S, d.T)",
-		"runtime.Launch(l.kernels[3], [3]int64{1, 2, 2}, 64, 49920, s, l.bufPos.Ptr, l.bufArena.At(256), l.bufKv.Ptr, l.bufArena.At(0), d.B, d.S, d.T)",
+		"runtime.LaunchDependent(l.kernels[2], [3]int64{1, 2, 2}, 64, 49920, s, l.bufPos.Ptr, l.bufArena.At(256), l.bufKv.Ptr, l.bufArena.At(0), d.B, d.S, d.T)",
+		"runtime.LaunchDependent(l.kernels[3], [3]int64{1, 2, 2}, 64, 49920, s, l.bufPos.Ptr, l.bufArena.At(256), l.bufKv.Ptr, l.bufArena.At(0), d.B, d.S, d.T)",
+		// The step's first kernel follows no kernel of the step.
+		"runtime.Launch(l.kernels[0], ",
 	} {
 		if !strings.Contains(src, want) {
 			t.Errorf("generated code lacks %q", want)
@@ -105,7 +107,11 @@ func TestGenerateFold(t *testing.T) {
 	forward := funcBody(t, src, "func (l *Layer) forward(s *runtime.Stream, d Dims) error {")
 	load, step := 0, 0
 	for i, k := range p.Kernels {
-		launch := fmt.Sprintf("runtime.Launch(l.kernels[%d],", i)
+		fn := "Launch"
+		if k.Launch.Dependent {
+			fn = "LaunchDependent"
+		}
+		launch := fmt.Sprintf("runtime.%s(l.kernels[%d],", fn, i)
 		inFold, inForward := strings.Contains(fold, launch), strings.Contains(forward, launch)
 		if k.Load {
 			load++

@@ -284,3 +284,18 @@ FZ_DEV void fz_mma_f16(float* d, const u32* a, const u32* b) {
   asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
+// Programmatic dependent launch: fz_grid_sync waits until the kernel
+// before this one in the stream has finished and its writes are visible,
+// then lets the next kernel start, whose blocks wait in their turn: one
+// kernel is ever ahead, its blocks taking the SMs as this one's leave.
+// Every kernel calls it before it touches memory the step writes (a GEMV
+// first prefetches its first weight rows into L2). Launched without the
+// attribute, it is a no-op.
+FZ_DEV void fz_grid_sync() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+// fz_prefetch_l2 brings the line holding p into L2.
+FZ_DEV void fz_prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];" :: "l"(p)); }

@@ -181,7 +181,7 @@ FZ_DEV void fz_att_prefix(const C& c, float* ws, i64 cap) {
 static __device__ float fz_workspace[1331712];
 
 // body of k02_attention_attention
-struct fzb_ecc162a5f8ad206f_ctx {
+struct fzb_e628b29a6c94a071_ctx {
   const u16* p0;
   const u16* p1;
   const u16* p2;
@@ -223,9 +223,9 @@ struct fzb_ecc162a5f8ad206f_ctx {
   __device__ __forceinline__ const u16* tbase() const { return (const u16*)p2; }
   // Query i of head h, and the output stores.
   __device__ __forceinline__ const u16* qrow(i64 b, i64 h, i64 i) const { return (const u16*)(p0 + (((b*(4096*dim_S)) + (h*128)) + (i*4096))); }
-  __device__ __forceinline__ void ost(i64 b, i64 h, i64 i, int d, float v) const { fz_st_bf16(p3 + ((((b*(4096*dim_S)) + (h*(128*dim_S))) + (i*128)) + d), v); }
+  __device__ __forceinline__ void ost(i64 b, i64 h, i64 i, int d, float v) const { fz_st_bf16(p3 + ((((b*(4096*dim_S)) + (h*128)) + (i*4096)) + d), v); }
   __device__ __forceinline__ void ost2(i64 b, i64 h, i64 i, int d, float v0, float v1) const {
-    u16* p = p3 + ((((b*(4096*dim_S)) + (h*(128*dim_S))) + (i*128)) + d);
+    u16* p = p3 + ((((b*(4096*dim_S)) + (h*128)) + (i*4096)) + d);
     if (d + 1 < 128 && fz_aligned(p, 4)) { *(u32*)p = fz_pack_bf16(v0, v1); return; }
     ost(b, h, i, d, v0);
     if (d + 1 < 128) ost(b, h, i, d + 1, v1);
@@ -244,20 +244,20 @@ struct fzb_ecc162a5f8ad206f_ctx {
   // Whether some query at pmin..pmax does not see some key of [k0, k1).
   __device__ __forceinline__ bool tile_masked(i64 pmin, i64 pmax, i64 k0, i64 k1) const { return k1 - 1 > pmin; }
 };
-FZ_DEV void fzb_ecc162a5f8ad206f_prefix(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) {
-  const fzb_ecc162a5f8ad206f_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L};
+FZ_DEV void fzb_e628b29a6c94a071_prefix(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) {
+  const fzb_e628b29a6c94a071_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L};
   fz_att_prefix<128, 128, 128, 3, true>(c, fz_workspace, (i64)(sizeof(fz_workspace) / sizeof(float)));
 }
-FZ_DEV void fzb_ecc162a5f8ad206f(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) {
-  const fzb_ecc162a5f8ad206f_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L};
+FZ_DEV void fzb_e628b29a6c94a071(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) {
+  const fzb_e628b29a6c94a071_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L};
   fz_att_decode<128, 128, 128, 3, 0, true>(c, fz_workspace, (i64)(sizeof(fz_workspace) / sizeof(float)));
 }
-FZ_DEV void fzb_ecc162a5f8ad206f_prefill(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) {
-  const fzb_ecc162a5f8ad206f_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L};
+FZ_DEV void fzb_e628b29a6c94a071_prefill(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) {
+  const fzb_e628b29a6c94a071_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L};
   fz_att_prefill<128, 128, 64, 128, 1, true>(c);
 }
 
 // entries
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefix(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) { fzb_ecc162a5f8ad206f_prefix(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L); }
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) { fzb_ecc162a5f8ad206f(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L); }
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefill(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) { fzb_ecc162a5f8ad206f_prefill(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefix(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) { fz_grid_sync(); fzb_e628b29a6c94a071_prefix(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) { fz_grid_sync(); fzb_e628b29a6c94a071(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefill(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) { fz_grid_sync(); fzb_e628b29a6c94a071_prefill(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L); }

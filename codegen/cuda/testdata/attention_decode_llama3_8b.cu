@@ -886,7 +886,7 @@ FZ_DEV void fz_att_prefill(const C& c) {
 static __device__ float fz_workspace[66568];
 
 // body of k02_attention_attention
-struct fzb_8fb95a2c071d0fe9_ctx {
+struct fzb_9802973cf53c994a_ctx {
   const u16* p0;
   const u16* p1;
   u16* p2;
@@ -920,9 +920,9 @@ struct fzb_8fb95a2c071d0fe9_ctx {
   __device__ __forceinline__ const u16* tbase() const { return (const u16*)p1; }
   // Query i of head h, and the output stores.
   __device__ __forceinline__ const u16* qrow(i64 b, i64 h, i64 i) const { return (const u16*)(p0 + (((b*(4096*dim_S)) + (h*128)) + (i*4096))); }
-  __device__ __forceinline__ void ost(i64 b, i64 h, i64 i, int d, float v) const { fz_st_bf16(p2 + ((((b*(4096*dim_S)) + (h*(128*dim_S))) + (i*128)) + d), v); }
+  __device__ __forceinline__ void ost(i64 b, i64 h, i64 i, int d, float v) const { fz_st_bf16(p2 + ((((b*(4096*dim_S)) + (h*128)) + (i*4096)) + d), v); }
   __device__ __forceinline__ void ost2(i64 b, i64 h, i64 i, int d, float v0, float v1) const {
-    u16* p = p2 + ((((b*(4096*dim_S)) + (h*(128*dim_S))) + (i*128)) + d);
+    u16* p = p2 + ((((b*(4096*dim_S)) + (h*128)) + (i*4096)) + d);
     if (d + 1 < 128 && fz_aligned(p, 4)) { *(u32*)p = fz_pack_bf16(v0, v1); return; }
     ost(b, h, i, d, v0);
     if (d + 1 < 128) ost(b, h, i, d + 1, v1);
@@ -941,15 +941,15 @@ struct fzb_8fb95a2c071d0fe9_ctx {
   // Whether some query at pmin..pmax does not see some key of [k0, k1).
   __device__ __forceinline__ bool tile_masked(i64 pmin, i64 pmax, i64 k0, i64 k1) const { return k1 - 1 > pmin; }
 };
-FZ_DEV void fzb_8fb95a2c071d0fe9(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
-  const fzb_8fb95a2c071d0fe9_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
+FZ_DEV void fzb_9802973cf53c994a(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
+  const fzb_9802973cf53c994a_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
   fz_att_decode<128, 128, 128, 6, 0, true>(c, fz_workspace, (i64)(sizeof(fz_workspace) / sizeof(float)));
 }
-FZ_DEV void fzb_8fb95a2c071d0fe9_prefill(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
-  const fzb_8fb95a2c071d0fe9_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
+FZ_DEV void fzb_9802973cf53c994a_prefill(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
+  const fzb_9802973cf53c994a_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
   fz_att_prefill<128, 128, 64, 128, 1, true>(c);
 }
 
 // entries
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_8fb95a2c071d0fe9(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefill(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_8fb95a2c071d0fe9_prefill(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fz_grid_sync(); fzb_9802973cf53c994a(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefill(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fz_grid_sync(); fzb_9802973cf53c994a_prefill(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }

@@ -51,6 +51,63 @@ FZ_DEV void fzb_e1df01ac6d560780(const u16* __restrict__ p0, const u16* __restri
     }
   }
 }
+FZ_DEV int fz_gemv_swz(int row) { return ((row >> 1) & 3) << 1; }
+
+// fz_gemv_ring_step adds this warp's 16-row step of one ring stage to
+// acc[nb][j][]: w is the stage's weight tile (cols 16-bit columns a row,
+// swizzled), x its left-operand rows (xw words a row).
+template <int NB, bool BF16>
+FZ_DEV void fz_gemv_ring_step(float (*acc)[4][4], const u16* w, const u32* x, int cols, int xw, int wn, int wk) {
+  const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+  const int off[4] = {0, 1, 8, 9};
+  uint4 r[4];
+#pragma unroll
+  for (int q = 0; q < 4; q++) {
+    const int row = 16 * wk + 2 * t + off[q];
+    r[q] = *(const uint4*)(w + row * cols + ((wn * 8 + g) ^ fz_gemv_swz(row)) * 8);
+  }
+  u32 b[NB][2];
+#pragma unroll
+  for (int nb = 0; nb < NB; nb++) {
+    b[nb][0] = x[(nb * 8 + g) * xw + 8 * wk + t];
+    b[nb][1] = x[(nb * 8 + g) * xw + 8 * wk + t + 4];
+  }
+  const u32* r0 = (const u32*)&r[0];
+  const u32* r1 = (const u32*)&r[1];
+  const u32* r2 = (const u32*)&r[2];
+  const u32* r3 = (const u32*)&r[3];
+#pragma unroll
+  for (int j = 0; j < 4; j++) {
+    u32 a[4];
+    a[0] = __byte_perm(r0[j], r1[j], 0x5410);
+    a[1] = __byte_perm(r0[j], r1[j], 0x7632);
+    a[2] = __byte_perm(r2[j], r3[j], 0x5410);
+    a[3] = __byte_perm(r2[j], r3[j], 0x7632);
+#pragma unroll
+    for (int nb = 0; nb < NB; nb++) {
+      if (BF16) fz_mma_bf16(acc[nb][j], a, b[nb]);
+      else fz_mma_f16(acc[nb][j], a, b[nb]);
+    }
+  }
+}
+
+// fz_gemv_mma_store writes (add: adds) the warp's sums to res[m * tn + c],
+// c the warp's first column c0 plus the thread's: D row g of MMA j is
+// column 8g+2j, row g+8 column 8g+2j+1; D columns 2t, 2t+1 are rows
+// nb*8+2t and nb*8+2t+1 of the left operand.
+template <int NB>
+FZ_DEV void fz_gemv_mma_store(float (*acc)[4][4], float* res, int tn, int c0, bool add) {
+  const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int nb = 0; nb < NB; nb++)
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+      const int c = c0 + g * 8 + 2 * j, m = nb * 8 + 2 * t;
+      float* p[4] = {res + m * tn + c, res + (m + 1) * tn + c, res + m * tn + c + 1, res + (m + 1) * tn + c + 1};
+#pragma unroll
+      for (int i = 0; i < 4; i++) *p[i] = add ? *p[i] + acc[nb][j][i] : acc[nb][j][i];
+    }
+}
 static __device__ const double fz_rope_411e848000000000_128[64] = {
   1.0, 0.81461723385654472, 0.66360123769608848, 0.54058100463576697, 
   0.44036660267178046, 0.35873022375128993, 0.29222782257301511, 0.23805382048035076, 
@@ -70,4 +127,4 @@ static __device__ const double fz_rope_411e848000000000_128[64] = {
   4.5416704806078695e-06, 3.6997230440007069e-06, 3.0138581521391708e-06, 2.4551407911316089e-06, 
 };
 
-extern "C" __global__ void __launch_bounds__(256, 1) k00_row_mul_mean_add_rsqrt(const u16* __restrict__ v1_x, const u16* __restrict__ v3_wn1, u16* __restrict__ v16_h, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_e1df01ac6d560780(v1_x, v3_wn1, v16_h, dim_B, dim_S, dim_T); }
+extern "C" __global__ void __launch_bounds__(256, 1) k00_row_mul_mean_add_rsqrt(const u16* __restrict__ v1_x, const u16* __restrict__ v3_wn1, u16* __restrict__ v16_h, i64 dim_B, i64 dim_S, i64 dim_T) { fz_grid_sync(); fzb_e1df01ac6d560780(v1_x, v3_wn1, v16_h, dim_B, dim_S, dim_T); }

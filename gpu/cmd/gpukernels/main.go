@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
@@ -42,7 +43,13 @@ func main() {
 	specFiles := flag.String("specs", "", "also compile the kernels of the spec files of this directory (gpu.SpecCases; the suite's -specs)")
 	suite := flag.Bool("suite", true, "also compile the suite's, the determinism test's and the ladder's kernels")
 	dump := flag.String("dump", "", "also write each image's CUDA source there as KEY.cu (for ablations compiled on the device)")
+	casesRe := flag.String("cases", "", "compile only the suite cases whose name matches this regexp (the suite's -cases; the determinism test's and the ladder's kernels are always compiled)")
 	flag.Parse()
+	cases, err := regexp.Compile(*casesRe)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "gpukernels: -cases: %v\n", err)
+		os.Exit(2)
+	}
 	var sks []int64
 	for _, f := range strings.Split(*splitKeys, ",") {
 		n, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
@@ -52,7 +59,7 @@ func main() {
 		}
 		sks = append(sks, n)
 	}
-	o := options{out: *out, seed: *seed, bench: *bench, specFiles: *specFiles, splitKeys: sks, jobs: *jobs, suite: *suite, dump: *dump}
+	o := options{out: *out, seed: *seed, bench: *bench, specFiles: *specFiles, splitKeys: sks, jobs: *jobs, suite: *suite, dump: *dump, cases: cases}
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "gpukernels:", err)
 		os.Exit(1)
@@ -66,6 +73,7 @@ type options struct {
 	splitKeys                   []int64
 	jobs                        int
 	suite                       bool
+	cases                       *regexp.Regexp
 }
 
 func run(o options) error {
@@ -77,7 +85,7 @@ func run(o options) error {
 	var plans []*gpu.Plan
 	skipped := 0
 	if suite {
-		if plans, err = suitePlans(seed, o.specFiles); err != nil {
+		if plans, err = suitePlans(seed, o.specFiles, o.cases); err != nil {
 			return err
 		}
 	}
@@ -211,7 +219,7 @@ func run(o options) error {
 // suitePlans are the plans of the on-device suite's cases (fused and
 // unfused; with the spec files of specFiles, gpu.SpecCases), of the determinism test (TestDeterministicDecode) and of the
 // ladder tests.
-func suitePlans(seed int64, specFiles string) ([]*gpu.Plan, error) {
+func suitePlans(seed int64, specFiles string, match *regexp.Regexp) ([]*gpu.Plan, error) {
 	var plans []*gpu.Plan
 	cases := gpu.Cases(seed)
 	if specFiles != "" {
@@ -222,6 +230,9 @@ func suitePlans(seed int64, specFiles string) ([]*gpu.Plan, error) {
 		cases = append(cases, files...)
 	}
 	for _, c := range cases {
+		if !match.MatchString(c.Name()) {
+			continue
+		}
 		g, err := c.Graph()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.Name(), err)

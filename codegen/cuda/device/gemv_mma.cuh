@@ -1,0 +1,80 @@
+/*
+ * The tensor-core GEMV for 9 to 64 rows over a row-major 16-bit weight
+ * (codegen/cuda/gemv_mma.go instantiates it). The weight is the A operand
+ * of mma.sync m16n8k16 and the rows of the left operand its B operand, so
+ * that the weight, read once, feeds every row: y^T = W^T x^T.
+ *
+ * Weight tiles of 32 rows of K by the tile's 256 columns stream through a
+ * ring of cp.async stages in shared memory (plan.GemvRingStages), each with
+ * the same 32 positions of the left operand's rows. Warp (wn, wk) of the 8
+ * takes columns 64wn .. 64wn+63 and the 16-row step wk of every stage:
+ * thread (g = lane / 4, t = lane % 4) reads the 8 contiguous columns 8g ..
+ * 8g+7 of its warp's 64 in the step's rows 2t, 2t+1, 2t+8, 2t+9. Word j of
+ * such a row holds columns 8g+2j and 8g+2j+1, so pairing the rows' halves
+ * with byte permutes gives MMA j's A fragment: its row g is column 8g+2j,
+ * its row g+8 column 8g+2j+1. Its n8 tiles are the left operand's rows.
+ *
+ * A weight row of the stage holds its 16-byte chunks swizzled (chunk c at
+ * c ^ fz_gemv_swz(row)), so that the 8 lanes of a 16-byte shared load read
+ * 8 distinct bank groups.
+ *
+ * This comment is not emitted; the rest of the file is, as it stands
+ * (codegen/cuda/device.go).
+ */
+FZ_DEV int fz_gemv_swz(int row) { return ((row >> 1) & 3) << 1; }
+
+// fz_gemv_ring_step adds this warp's 16-row step of one ring stage to
+// acc[nb][j][]: w is the stage's weight tile (cols 16-bit columns a row,
+// swizzled), x its left-operand rows (xw words a row).
+template <int NB, bool BF16>
+FZ_DEV void fz_gemv_ring_step(float (*acc)[4][4], const u16* w, const u32* x, int cols, int xw, int wn, int wk) {
+  const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+  const int off[4] = {0, 1, 8, 9};
+  uint4 r[4];
+#pragma unroll
+  for (int q = 0; q < 4; q++) {
+    const int row = 16 * wk + 2 * t + off[q];
+    r[q] = *(const uint4*)(w + row * cols + ((wn * 8 + g) ^ fz_gemv_swz(row)) * 8);
+  }
+  u32 b[NB][2];
+#pragma unroll
+  for (int nb = 0; nb < NB; nb++) {
+    b[nb][0] = x[(nb * 8 + g) * xw + 8 * wk + t];
+    b[nb][1] = x[(nb * 8 + g) * xw + 8 * wk + t + 4];
+  }
+  const u32* r0 = (const u32*)&r[0];
+  const u32* r1 = (const u32*)&r[1];
+  const u32* r2 = (const u32*)&r[2];
+  const u32* r3 = (const u32*)&r[3];
+#pragma unroll
+  for (int j = 0; j < 4; j++) {
+    u32 a[4];
+    a[0] = __byte_perm(r0[j], r1[j], 0x5410);
+    a[1] = __byte_perm(r0[j], r1[j], 0x7632);
+    a[2] = __byte_perm(r2[j], r3[j], 0x5410);
+    a[3] = __byte_perm(r2[j], r3[j], 0x7632);
+#pragma unroll
+    for (int nb = 0; nb < NB; nb++) {
+      if (BF16) fz_mma_bf16(acc[nb][j], a, b[nb]);
+      else fz_mma_f16(acc[nb][j], a, b[nb]);
+    }
+  }
+}
+
+// fz_gemv_mma_store writes (add: adds) the warp's sums to res[m * tn + c],
+// c the warp's first column c0 plus the thread's: D row g of MMA j is
+// column 8g+2j, row g+8 column 8g+2j+1; D columns 2t, 2t+1 are rows
+// nb*8+2t and nb*8+2t+1 of the left operand.
+template <int NB>
+FZ_DEV void fz_gemv_mma_store(float (*acc)[4][4], float* res, int tn, int c0, bool add) {
+  const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int nb = 0; nb < NB; nb++)
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+      const int c = c0 + g * 8 + 2 * j, m = nb * 8 + 2 * t;
+      float* p[4] = {res + m * tn + c, res + (m + 1) * tn + c, res + m * tn + c + 1, res + (m + 1) * tn + c + 1};
+#pragma unroll
+      for (int i = 0; i < 4; i++) *p[i] = add ? *p[i] + acc[nb][j][i] : acc[nb][j][i];
+    }
+}

@@ -1,0 +1,182 @@
+package cuda
+
+import (
+	"fmt"
+
+	"github.com/fuser-dev/fuser/ir"
+	"github.com/fuser-dev/fuser/plan"
+)
+
+// The tensor-core GEMV (device/gemv_mma.cuh): 9 to 64 rows of a unit
+// over a row-major 16-bit weight, which is read once for all of them; on
+// CUDA cores 16 rows take two 8-row passes over the weight and 16 FMAs a
+// weight element, more than the FP32 units do at HBM speed. A block of 8
+// warps covers the tile's gemvRowTN columns, 64 a warp: warps 0-3 take the
+// first 16-row step of every ring stage, warps 4-7 the second, and the two
+// halves' sums are added in res. The ring (plan.GemvSharedBytes) is the
+// launch's dynamic shared memory; the tile's sums reuse it once it drains.
+const (
+	// gemvMMAStepRows is the K rows of one MMA step.
+	gemvMMAStepRows = 16
+	// gemvRingWeightBytes is a ring stage's weight tile; its rows of the
+	// left operand follow, gemvRingXWords 32-bit words a row.
+	gemvRingWeightBytes = plan.GemvRingRows * gemvRowTN * 2
+	gemvRingXWords      = plan.GemvRingXRowBytes / 4
+)
+
+// gemvMMA reports whether the kernel's GEMV takes 9 to 64 rows on tensor
+// cores: a row-major bf16 or f16 weight, a K-contiguous left operand of the
+// same dtype (copied as it is, not rounded), and 8 warps a block.
+func (g *gemmModel) gemvMMA() bool {
+	dt := g.bv.dt
+	return g.bN && !g.bK && g.aK && g.av.dt == dt && (dt == ir.BF16 || dt == ir.F16) && g.k.nt == 256
+}
+
+// emitGemvMMA writes the tensor-core GEMV tile function for NB n8 tiles of
+// rows (a template parameter): rows r0..r0+mr-1 (mr ≤ 8·NB) of one tile of
+// gemvRowTN slots whose every 8-slot group is 8 contiguous, aligned columns
+// (or none), over positions [k0, k1), leaving the sums in res[8·NB][gemvRowTN].
+// Every copy past the operands (K past k1, rows past mr, columns past the
+// tile) is a zero fill, so that the MMAs run without a bounds test.
+func (g *gemmModel) emitGemvMMA(w *writer) error {
+	k := g.k
+	stages := plan.GemvRingStages
+	w.line("template <int NB>")
+	w.open("FZ_DEV void @BODY@_gemvtc(%s, const i64 ub, const i64 r0, const int mr, const i64 k0, const i64 k1, const i64* scol, unsigned char* ring, float* res) {", k.signature(false))
+	w.line("const int tid = threadIdx.x, wid = tid >> 5, wn = wid & 3, wk = wid >> 2;")
+	ub := g.unitBatch(w, ixv("ub"))
+	w.line("// This thread copies column group wc of weight rows (tid >> 5) + 8i, and")
+	w.line("// positions xc .. xc+7 of left-operand row xm, of every stage.")
+	w.line("const int wc = tid & 31, xm = tid >> 2, xc = (tid & 3) * 8;")
+	w.line("const i64 col = scol[wc * 8], cl = col >= 0 ? col : 0;")
+	coords := g.coords(w, "xr", ixv("ub"), ixAdd(ixv("r0"), ixv("(xm < mr ? xm : mr - 1)")))
+	ap, err := k.addr(g.a, g.operandIndex(g.a, coords[:len(coords)-1], [2]ix{coords[len(coords)-1], ixc(0)}))
+	if err != nil {
+		return err
+	}
+	w.line("const u16* ap = %s;", ap)
+	wa, err := k.addr(g.b, g.operandIndex(g.b, ub, [2]ix{ixv("kr"), ixv("cl")}))
+	if err != nil {
+		return err
+	}
+	w.line("const i64 nst = (k1 - k0 + %d) / %d;", plan.GemvRingRows-1, plan.GemvRingRows)
+	w.open("auto issue = [&](i64 st) {")
+	w.line("unsigned char* sb = ring + (st %% %d) * %d;", stages, plan.GemvRingStageBytes)
+	w.line("const i64 kb = k0 + st * %d;", plan.GemvRingRows)
+	w.line("#pragma unroll")
+	w.open("for (int i = 0; i < %d; i++) {", plan.GemvRingRows/8)
+	w.line("const int row = (tid >> 5) + 8 * i;")
+	w.line("const bool ok = col >= 0 && kb + row < k1;")
+	w.line("const i64 kr = ok ? kb + row : k0;")
+	w.line("fz_cp16b(sb + (row * %d + (wc ^ fz_gemv_swz(row)) * 8) * 2, %s, ok ? 16 : 0);", gemvRowTN, wa)
+	w.close()
+	w.open("if (xm < NB * 8) {")
+	w.line("const i64 kx = kb + xc;")
+	w.line("const int bytes = xm < mr ? (int)fz_max64(0, fz_min64(16, 2 * (k1 - kx))) : 0;")
+	w.line("fz_cp16b(sb + %d + xm * %d + xc * 2, ap + (bytes > 0 ? kx : k0), bytes);", gemvRingWeightBytes, plan.GemvRingXRowBytes)
+	w.close()
+	w.close("};")
+	w.line("float acc[NB][4][4];")
+	w.line("#pragma unroll")
+	w.line("for (int i = 0; i < NB * 16; i++) (&acc[0][0][0])[i] = 0.f;")
+	w.open("for (int s = 0; s < %d; s++) {", stages-1)
+	w.line("if (s < nst) issue(s);")
+	w.line("fz_cp_commit();")
+	w.close()
+	w.open("for (i64 st = 0; st < nst; st++) {")
+	w.line("fz_cp_wait<%d>();", stages-2)
+	w.line("__syncthreads();")
+	w.line("if (st + %d < nst) issue(st + %d);", stages-1, stages-1)
+	w.line("fz_cp_commit();")
+	w.line("const unsigned char* sb = ring + (st %% %d) * %d;", stages, plan.GemvRingStageBytes)
+	w.line("fz_gemv_ring_step<NB, %v>(acc, (const u16*)sb, (const u32*)(sb + %d), %d, %d, wn, wk);", g.bv.dt == ir.BF16, gemvRingWeightBytes, gemvRowTN, gemvRingXWords)
+	w.close()
+	w.line("fz_cp_wait<0>();")
+	w.line("__syncthreads();")
+	w.line("if (wk == 1) fz_gemv_mma_store<NB>(acc, res, %d, wn * 64, false);", gemvRowTN)
+	w.line("__syncthreads();")
+	w.line("if (wk == 0) fz_gemv_mma_store<NB>(acc, res, %d, wn * 64, true);", gemvRowTN)
+	w.line("__syncthreads();")
+	w.close()
+	return nil
+}
+
+// emitGemvCall writes the GEMV of a row chunk (mr rows from r0) into res:
+// a CUDA-core pass of up to gemvMR rows, or for a chunk of more, the
+// tensor-core tile when the tile allows it (tc), else CUDA-core passes of
+// gemvMR rows.
+func (g *gemmModel) emitGemvCall(w *writer) {
+	args := g.k.bodyArgs()
+	simt := func(r0, mr, res string) {
+		w.line("const int mrp = %s <= 1 ? 1 : %s <= 2 ? 2 : %s <= 4 ? 4 : 8;", mr, mr, mr)
+		w.open("switch (mrp) {")
+		for m := 1; m <= min(g.chunk(), gemvMR); m *= 2 {
+			w.line("case %d: @BODY@_gemv<%d>(%s, ub, %s, %s, k0, k1, scol, svec, As, red, %s); break;", m, m, args, r0, mr, res)
+		}
+		w.close()
+	}
+	if !g.gemvMMA() {
+		w.open("{")
+		simt("r0", "mr", "res")
+		w.close()
+		return
+	}
+	w.open("if (mr <= %d) {", gemvMR)
+	simt("r0", "mr", "res")
+	w.close()
+	w.open("else if (tc) {")
+	for _, nb := range []int{2, 4, 8} {
+		if nb < 8 {
+			w.line("if (mr <= %d) @BODY@_gemvtc<%d>(%s, ub, r0, mr, k0, k1, scol, ring, res);", nb*8, nb, args)
+			w.line("else")
+		} else {
+			w.line("@BODY@_gemvtc<%d>(%s, ub, r0, mr, k0, k1, scol, ring, res);", nb, args)
+		}
+	}
+	w.close()
+	w.open("else for (int p = 0; p < mr; p += %d) {", gemvMR)
+	simt("r0 + p", fmt.Sprintf("(int)fz_min64(%d, mr - p)", gemvMR), fmt.Sprintf("res + p * %d", gemvRowTN))
+	w.close()
+}
+
+// emitTCFlag sets tc, whether the tile allows the tensor-core GEMV: every
+// 8-slot group is 8 contiguous, aligned columns or none, and the weight's
+// rows and the chunk's rows of the left operand are 16-byte aligned (the
+// ring copies 16 bytes at a time).
+func (g *gemmModel) emitTCFlag(w *writer) error {
+	k := g.k
+	w.line("bool tc;")
+	w.open("{")
+	ub := g.unitBatch(w, ixv("ub"))
+	r0, err := k.addr(g.b, g.operandIndex(g.b, ub, [2]ix{ixc(0), ixc(0)}))
+	if err != nil {
+		return err
+	}
+	r1, err := k.addr(g.b, g.operandIndex(g.b, ub, [2]ix{ixc(1), ixc(0)}))
+	if err != nil {
+		return err
+	}
+	w.line("bool tcok = fz_aligned(%s, 16) && fz_aligned(%s, 16);", r0, r1)
+	w.open("if (threadIdx.x < %d && svec[threadIdx.x] == 0) {", gemvRowTN/8)
+	w.line("for (int i = 0; i < 8; i++) tcok = tcok && scol[threadIdx.x * 8 + i] < 0;")
+	w.close()
+	w.open("if (threadIdx.x < mr) {")
+	coords := g.coords(w, "tr", ixv("ub"), ixAdd(ixv("r0"), ixv("threadIdx.x")))
+	ap, err := k.addr(g.a, g.operandIndex(g.a, coords[:len(coords)-1], [2]ix{coords[len(coords)-1], ixc(0)}))
+	if err != nil {
+		return err
+	}
+	w.line("tcok = tcok && fz_aligned(%s, 16);", ap)
+	w.close()
+	w.line("tc = __syncthreads_and(tcok);")
+	w.close()
+	return nil
+}
+
+// libs are the device libraries the GEMM kernel's helpers use.
+func (g *gemmModel) libs() []string {
+	if g.gemvMMA() {
+		return []string{libGemvMMA}
+	}
+	return nil
+}
