@@ -16,8 +16,6 @@ import (
 // halves' sums are added in res. The ring (plan.GemvSharedBytes) is the
 // launch's dynamic shared memory; the tile's sums reuse it once it drains.
 const (
-	// gemvMMAStepRows is the K rows of one MMA step.
-	gemvMMAStepRows = 16
 	// gemvRingWeightBytes is a ring stage's weight tile; its rows of the
 	// left operand follow, gemvRingXWords 32-bit words a row.
 	gemvRingWeightBytes = plan.GemvRingRows * gemvRowTN * 2
