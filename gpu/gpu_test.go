@@ -46,7 +46,7 @@ func TestCasesDeterministic(t *testing.T) {
 // GPU: every small case plans, generates reproducibly, lays out its
 // buffers, and the references give every kernel parameter its bytes. The
 // small cases cover the GEMV with and without split-K, on CUDA cores and,
-// for 9 to 16 rows, on tensor cores.
+// for 2 to 64 rows, on tensor cores.
 func TestCasesOnCPU(t *testing.T) {
 	gemvs := map[[2]bool]bool{}
 	for _, c := range Cases(DefaultSeed) {
@@ -56,7 +56,7 @@ func TestCasesOnCPU(t *testing.T) {
 		for _, p := range caseOnCPU(t, c, true) {
 			for _, k := range p.Kernels {
 				if l := k.Plan.Launch; l != nil && l.Variant == plan.VariantGemv {
-					tc := l.Tile[0] > 8 && strings.Contains(k.Source, "_gemvtc(")
+					tc := l.Tile[0] > plan.GemvCUDACoreRows && strings.Contains(k.Source, "_gemvtc(")
 					gemvs[[2]bool{l.Splits > 1, tc}] = true
 				}
 			}

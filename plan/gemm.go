@@ -4,11 +4,13 @@ package plan
 // and sizes the grid) and codegen/cuda (which writes the tiles).
 const (
 	// GemvMaxRows is the most rows per unit the GEMV path takes; more go to
-	// the tensor-core tiles. Up to 8 rows run on CUDA cores; 9 to 64 on
-	// tensor cores, the weight read once (GemvSharedBytes).
+	// the tensor-core tiles. One row runs on CUDA cores; 2 to 64 on tensor
+	// cores where the tile allows it, the weight read once
+	// (GemvSharedBytes).
 	GemvMaxRows = 64
-	// GemvCUDACoreRows is the most rows of one CUDA-core GEMV pass.
-	GemvCUDACoreRows = 8
+	// GemvCUDACoreRows is the most rows the GEMV runs on CUDA cores where
+	// its tile allows the tensor cores.
+	GemvCUDACoreRows = 1
 	// GemvCols is the columns (slots) of a GEMV tile over a row-major right
 	// operand: a lane streams 8 contiguous columns of a row, a warp 512
 	// bytes of bf16. (A K-contiguous operand takes tiles of 32, a warp a
@@ -52,9 +54,9 @@ const (
 )
 
 // GemvSharedBytes is the dynamic shared memory of a GEMV launch of m rows
-// a unit: the tensor-core ring above 8 rows (which its tile sums reuse once
-// the ring is drained), none up to 8. The GEMV body (codegen/cuda) lays out
-// the same bytes.
+// a unit: the tensor-core ring above GemvCUDACoreRows rows (which its tile
+// sums reuse once the ring is drained), none up to them. The GEMV body
+// (codegen/cuda) lays out the same bytes.
 func GemvSharedBytes(m int64) int64 {
 	if m <= GemvCUDACoreRows {
 		return 0

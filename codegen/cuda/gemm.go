@@ -7,16 +7,18 @@ import (
 	"github.com/fuser-dev/fuser/plan"
 )
 
-// GEMM tile sizes: GEMV tiles are gemvTN columns (slots) of up to gemvMR
-// rows for a K-contiguous right operand, gemvRowTN for any other layout (a
+// GEMM tile sizes: GEMV tiles are gemvTN columns (slots) for a
+// K-contiguous right operand, gemvRowTN for any other layout (a
 // lane streams 8 contiguous columns of a row, a warp 512 bytes of bf16); the left
 // operand is staged gemvKC positions at a time; tensor-core tiles mmaBM ×
 // mmaBN with a K step of mmaBK.
 const (
 	gemvTN    = 32
 	gemvRowTN = plan.GemvCols
-	gemvMR    = plan.GemvCUDACoreRows
-	gemvKC    = 512
+	// gemvMR is the most rows of a CUDA-core GEMV pass (a body without
+	// the tensor-core GEMV; with it, a pass is one row).
+	gemvMR = 8
+	gemvKC = 512
 	// gemvRowsInFlight is the rows of a row-major right operand a warp
 	// loads before it uses them.
 	gemvRowsInFlight = 8

@@ -5,8 +5,9 @@ import "github.com/fuser-dev/fuser/plan"
 // The static shared memory of the GEMV path: the staged A rows of a
 // CUDA-core pass (f32), the per-warp partial sums of a row (up to 12 warps),
 // which reuse the staged rows once a pass has read them, and the tile's
-// sums up to gemvMR rows; more rows keep theirs in the launch's dynamic
-// shared memory (plan.GemvSharedBytes).
+// sums up to gemvMR rows; a body with the tensor-core GEMV keeps those of
+// more than plan.GemvCUDACoreRows rows in the launch's dynamic shared
+// memory (plan.GemvSharedBytes).
 const (
 	gemvAsFloats  = max(gemvMR*gemvKC, gemvRedFloats)
 	gemvRedFloats = 12 * gemvRowTN
@@ -14,8 +15,8 @@ const (
 )
 
 // chunk is the rows of one GEMV item: up to plan.GemvMaxRows with the
-// tensor-core GEMV, 8 (gemvMR), or 4 for blocks of more than 256 threads,
-// whose register budget is smaller.
+// tensor-core GEMV, else 8 (gemvMR), or 4 for blocks of more than 256
+// threads, whose register budget is smaller.
 func (g *gemmModel) chunk() int {
 	switch {
 	case g.gemvMMA():
@@ -72,7 +73,7 @@ func (g *gemmModel) itemLoop(w *writer, tn, rowsPer int, rb string, mr bool) ([]
 }
 
 // tileLoop opens the grid-stride loop over GEMV work items (unit, row
-// chunk of gemvMR rows, tile) and computes the tile's columns into scol.
+// chunk, tile) and computes the tile's columns into scol.
 func (g *gemmModel) tileLoop(w *writer) error {
 	k := g.k
 	tn := g.gemvTN()
@@ -93,6 +94,38 @@ func (g *gemmModel) tileLoop(w *writer) error {
 	return nil
 }
 
+// splitSumBatch is the elements a thread of the tile's last split sums at
+// a time: their loads, and those of consecutive splits, are in flight
+// together, where one element at a time waits for each partial in turn.
+const splitSumBatch = 8
+
+// emitSplitSum writes the last split's sums of the tile's partials into
+// res, each element summed in split order (the same bits whichever split
+// arrives last).
+func (g *gemmModel) emitSplitSum(w *writer, per ix) {
+	tn := g.gemvTN()
+	w.open("for (int e0 = threadIdx.x; e0 < mr * %d; e0 += %d * blockDim.x) {", tn, splitSumBatch)
+	w.line("float sum[%d];", splitSumBatch)
+	w.line("const float* src[%d];", splitSumBatch)
+	w.line("#pragma unroll")
+	w.open("for (int i = 0; i < %d; i++) {", splitSumBatch)
+	w.line("const int e = e0 + i * blockDim.x, m = e / %d, s = e %% %d;", tn, tn)
+	w.line("sum[i] = 0.f;")
+	w.line("src[i] = e < mr * %d && scol[s] >= 0 ? &@BODY@_ws[(wrow + m) * %s + scol[s]] : nullptr;", tn, ixp(g.n))
+	w.close()
+	w.line("#pragma unroll 2")
+	w.open("for (int q = 0; q < nsplit; q++) {")
+	w.line("#pragma unroll")
+	w.line("for (int i = 0; i < %d; i++) if (src[i]) sum[i] += __ldcg(src[i] + (i64)q * %s);", splitSumBatch, per)
+	w.close()
+	w.line("#pragma unroll")
+	w.open("for (int i = 0; i < %d; i++) {", splitSumBatch)
+	w.line("const int e = e0 + i * blockDim.x;")
+	w.line("if (e < mr * %d) res[e] = sum[i];", tn)
+	w.close()
+	w.close()
+}
+
 // emitTileEpilogue runs the epilogue of a GEMV tile whose sums are in
 // res[m * tn + slot], for rows r0 .. r0+mr-1.
 func (g *gemmModel) emitTileEpilogue(w *writer) error {
@@ -103,6 +136,9 @@ func (g *gemmModel) emitTileEpilogue(w *writer) error {
 		sg := &ep.segs[si]
 		wd := sg.width(tn)
 		w.open("case %d: {", si)
+		// Unrolled, so that the loads of an epilogue (a residual, a bias)
+		// of several elements are in flight together.
+		w.line("#pragma unroll 4")
 		w.open("for (int e = threadIdx.x; e < mr * %d; e += blockDim.x) {", wd)
 		w.line("const int m = e / %d, j = e %% %d;", wd, wd)
 		w.line("const i64 beta = u * %d + j;", wd)
@@ -142,7 +178,7 @@ func (g *gemmModel) mainBody(split bool) (string, error) {
 	if g.gemvMMA() {
 		w.line("extern __shared__ __align__(128) unsigned char fz_gemv_dsm[];")
 		w.line("unsigned char* ring = fz_gemv_dsm;")
-		w.line("float* res = %s > %d ? (float*)ring : smem + %d;", g.rows(), gemvMR, gemvAsFloats)
+		w.line("float* res = %s > %d ? (float*)ring : smem + %d;", g.rows(), plan.GemvCUDACoreRows, gemvAsFloats)
 	} else {
 		w.line("float* res = smem + %d;", gemvAsFloats)
 	}
@@ -196,12 +232,7 @@ func (g *gemmModel) mainBody(split bool) (string, error) {
 		w.line("__syncthreads();")
 		w.line("if (!slast) continue;")
 		w.line("__threadfence();")
-		w.open("for (int e = threadIdx.x; e < mr * %d; e += blockDim.x) {", tn)
-		w.line("const int m = e / %d, s = e %% %d;", tn, tn)
-		w.line("float sum = 0.f;")
-		w.line("if (scol[s] >= 0) for (int q = 0; q < nsplit; q++) sum += __ldcg(&@BODY@_ws[(i64)q * %s + (wrow + m) * %s + scol[s]]);", per, ixp(g.n))
-		w.line("res[e] = sum;")
-		w.close()
+		g.emitSplitSum(&w, per)
 		w.line("if (threadIdx.x == 0) @BODY@_count[item] = 0u;")
 		w.line("__syncthreads();")
 	}

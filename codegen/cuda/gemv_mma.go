@@ -7,10 +7,10 @@ import (
 	"github.com/fuser-dev/fuser/plan"
 )
 
-// The tensor-core GEMV (device/gemv_mma.cuh): 9 to 64 rows of a unit
+// The tensor-core GEMV (device/gemv_mma.cuh): 2 to 64 rows of a unit
 // over a row-major 16-bit weight, which is read once for all of them; on
-// CUDA cores 16 rows take two 8-row passes over the weight and 16 FMAs a
-// weight element, more than the FP32 units do at HBM speed. A block of 8
+// CUDA cores each row costs 8 FMAs a weight element, and 8 rows already
+// take half the FP32 units at HBM speed. A block of 8
 // warps covers the tile's gemvRowTN columns, 64 a warp: warps 0-3 take the
 // first 16-row step of every ring stage, warps 4-7 the second, and the two
 // halves' sums are added in res. The ring (plan.GemvSharedBytes) is the
@@ -22,7 +22,7 @@ const (
 	gemvRingXWords      = plan.GemvRingXRowBytes / 4
 )
 
-// gemvMMA reports whether the kernel's GEMV takes 9 to 64 rows on tensor
+// gemvMMA reports whether the kernel's GEMV takes 2 to 64 rows on tensor
 // cores: a row-major bf16 or f16 weight, a K-contiguous left operand of the
 // same dtype (copied as it is, not rounded), and 8 warps a block.
 func (g *gemmModel) gemvMMA() bool {
@@ -47,8 +47,7 @@ func (g *gemmModel) emitGemvMMA(w *writer) error {
 	w.line("// positions xc .. xc+7 of left-operand row xm, of every stage.")
 	w.line("const int wc = tid & 31, xm = tid >> 2, xc = (tid & 3) * 8;")
 	w.line("const i64 col = scol[wc * 8], cl = col >= 0 ? col : 0;")
-	coords := g.coords(w, "xr", ixv("ub"), ixAdd(ixv("r0"), ixv("(xm < mr ? xm : mr - 1)")))
-	ap, err := k.addr(g.a, g.operandIndex(g.a, coords[:len(coords)-1], [2]ix{coords[len(coords)-1], ixc(0)}))
+	ap, err := g.aRowAddr(w, "xr", ixv("(xm < mr ? xm : mr - 1)"))
 	if err != nil {
 		return err
 	}
@@ -99,52 +98,59 @@ func (g *gemmModel) emitGemvMMA(w *writer) error {
 	return nil
 }
 
-// emitGemvCall writes the GEMV of a row chunk (mr rows from r0) into res:
-// a CUDA-core pass of up to gemvMR rows, or for a chunk of more, the
-// tensor-core tile when the tile allows it (tc), else CUDA-core passes of
-// gemvMR rows.
+// emitGemvCall writes the GEMV of a row chunk (mr rows from r0) into res.
+// A body with the tensor-core GEMV runs a chunk of more than
+// plan.GemvCUDACoreRows rows whose tile allows it (tc) on tensor cores, in
+// n8 tiles of rows, and any other chunk in CUDA-core passes of one row (a
+// tile that is not 16-byte aligned or whose columns are gathered: each row
+// reads the weight again). A body without it takes CUDA-core passes of up
+// to gemvMR rows. Each instantiation has one call site: the bodies are
+// forced inline, and a second call site would double the kernel's code and
+// its compile time.
 func (g *gemmModel) emitGemvCall(w *writer) {
 	args := g.k.bodyArgs()
-	simt := func(r0, mr, res string) {
-		w.line("const int mrp = %s <= 1 ? 1 : %s <= 2 ? 2 : %s <= 4 ? 4 : 8;", mr, mr, mr)
-		w.open("switch (mrp) {")
-		for m := 1; m <= min(g.chunk(), gemvMR); m *= 2 {
-			w.line("case %d: @BODY@_gemv<%d>(%s, ub, %s, %s, k0, k1, scol, svec, As, red, %s); break;", m, m, args, r0, mr, res)
+	pass := min(g.chunk(), gemvMR)
+	if g.gemvMMA() {
+		w.open("if (mr > %d && tc) {", plan.GemvCUDACoreRows)
+		for _, nb := range []int{1, 2, 4, 8} {
+			call := fmt.Sprintf("@BODY@_gemvtc<%d>(%s, ub, r0, mr, k0, k1, scol, ring, res);", nb, args)
+			switch {
+			case nb == 1:
+				w.line("if (mr <= %d) %s", nb*8, call)
+			case nb*8 == plan.GemvMaxRows:
+				w.line("else %s", call)
+			default:
+				w.line("else if (mr <= %d) %s", nb*8, call)
+			}
 		}
 		w.close()
+		w.line("else")
+		pass = plan.GemvCUDACoreRows
 	}
-	if !g.gemvMMA() {
-		w.open("{")
-		simt("r0", "mr", "res")
+	w.open("for (int p = 0; p < mr; p += %d) {", pass)
+	if pass == 1 {
+		w.line("@BODY@_gemv<1>(%s, ub, r0 + p, 1, k0, k1, scol, svec, As, red, res + p * %d);", args, gemvRowTN)
 		w.close()
 		return
 	}
-	w.open("if (mr <= %d) {", gemvMR)
-	simt("r0", "mr", "res")
-	w.close()
-	w.open("else if (tc) {")
-	for _, nb := range []int{2, 4, 8} {
-		if nb < 8 {
-			w.line("if (mr <= %d) @BODY@_gemvtc<%d>(%s, ub, r0, mr, k0, k1, scol, ring, res);", nb*8, nb, args)
-			w.line("else")
-		} else {
-			w.line("@BODY@_gemvtc<%d>(%s, ub, r0, mr, k0, k1, scol, ring, res);", nb, args)
-		}
+	w.line("const int mp = mr - p < %d ? mr - p : %d;", pass, pass)
+	w.open("switch (mp <= 1 ? 1 : mp <= 2 ? 2 : mp <= 4 ? 4 : 8) {")
+	for m := 1; m <= pass; m *= 2 {
+		w.line("case %d: @BODY@_gemv<%d>(%s, ub, r0 + p, mp, k0, k1, scol, svec, As, red, res + p * %d); break;", m, m, args, gemvRowTN)
 	}
 	w.close()
-	w.open("else for (int p = 0; p < mr; p += %d) {", gemvMR)
-	simt("r0 + p", fmt.Sprintf("(int)fz_min64(%d, mr - p)", gemvMR), fmt.Sprintf("res + p * %d", gemvRowTN))
 	w.close()
 }
 
-// emitTCFlag sets tc, whether the tile allows the tensor-core GEMV: every
+// emitTCFlag sets tc, whether a chunk of more than plan.GemvCUDACoreRows
+// rows may take the tensor-core GEMV (mr is the same in every thread of the block): every
 // 8-slot group is 8 contiguous, aligned columns or none, and the weight's
 // rows and the chunk's rows of the left operand are 16-byte aligned (the
 // ring copies 16 bytes at a time).
 func (g *gemmModel) emitTCFlag(w *writer) error {
 	k := g.k
-	w.line("bool tc;")
-	w.open("{")
+	w.line("bool tc = false;")
+	w.open("if (mr > %d) {", plan.GemvCUDACoreRows)
 	ub := g.unitBatch(w, ixv("ub"))
 	r0, err := k.addr(g.b, g.operandIndex(g.b, ub, [2]ix{ixc(0), ixc(0)}))
 	if err != nil {
@@ -159,8 +165,7 @@ func (g *gemmModel) emitTCFlag(w *writer) error {
 	w.line("for (int i = 0; i < 8; i++) tcok = tcok && scol[threadIdx.x * 8 + i] < 0;")
 	w.close()
 	w.open("if (threadIdx.x < mr) {")
-	coords := g.coords(w, "tr", ixv("ub"), ixAdd(ixv("r0"), ixv("threadIdx.x")))
-	ap, err := k.addr(g.a, g.operandIndex(g.a, coords[:len(coords)-1], [2]ix{coords[len(coords)-1], ixc(0)}))
+	ap, err := g.aRowAddr(w, "tr", ixv("threadIdx.x"))
 	if err != nil {
 		return err
 	}
@@ -169,6 +174,14 @@ func (g *gemmModel) emitTCFlag(w *writer) error {
 	w.line("tc = __syncthreads_and(tcok);")
 	w.close()
 	return nil
+}
+
+// aRowAddr declares (with prefix pre) the coordinates of the chunk's row m
+// (r0 + m) of the left operand and returns the address of its first
+// position.
+func (g *gemmModel) aRowAddr(w *writer, pre string, m ix) (string, error) {
+	coords := g.coords(w, pre, ixv("ub"), ixAdd(ixv("r0"), m))
+	return g.k.addr(g.a, g.operandIndex(g.a, coords[:len(coords)-1], [2]ix{coords[len(coords)-1], ixc(0)}))
 }
 
 // libs are the device libraries the GEMM kernel's helpers use.
