@@ -117,7 +117,10 @@ class Llama(torch.nn.Module):
         return x + self.down(F.silu(g) * u)
 
 
-def llama_decode(batches, context):
+COMPILE_MODES = {"default": "compile_us", "max-autotune-no-cudagraphs": "compile_max_autotune_us"}
+
+
+def llama_decode(batches, context, modes):
     layer = Llama().to(DEV, torch.bfloat16).eval()
     weight_bytes = sum(p.numel() for p in layer.parameters()) * 2
     out = {}
@@ -143,7 +146,8 @@ def llama_decode(batches, context):
             # torch.compile in its default mode and in PyTorch's fastest for
             # this layer (max-autotune without its own CUDA graphs, which
             # ANCHORS.md measured ahead of reduce-overhead).
-            for key, mode in [("compile_us", "default"), ("compile_max_autotune_us", "max-autotune-no-cudagraphs")]:
+            for mode in modes:
+                key = COMPILE_MODES[mode]
                 try:
                     torch._dynamo.reset()
                     compiled = torch.compile(layer, mode=mode)
@@ -293,6 +297,8 @@ def main():
     ap.add_argument("--attention-only", action="store_true", help="decode attention anchors only (no Llama layer)")
     ap.add_argument("--shapes", default="", help="decode attention shapes to anchor, e.g. 1x4096,16x8192 (default: all)")
     ap.add_argument("--more", action="append", default=[], help="further fuser bench JSON files whose decode_attention rows join --ours")
+    ap.add_argument("--batches", default="1,16,64", help="Llama-3-8B decode batches to anchor")
+    ap.add_argument("--compile-modes", default=",".join(COMPILE_MODES), help="torch.compile modes to anchor (comma-separated; empty: none)")
     args = ap.parse_args()
     torch.manual_seed(0)
     shapes = [(1, 4096), (1, 32768), (1, 131072), (16, 8192), (64, 4096)]
@@ -305,7 +311,8 @@ def main():
         "torch": torch.__version__,
         "ceilings": ceilings(),
         "decode_attention": decode_attention(shapes),
-        "llama_decode": {} if args.attention_only else llama_decode([1, 16, 64], 4096),
+        "llama_decode": {} if args.attention_only else llama_decode(
+            [int(b) for b in args.batches.split(",")], 4096, [m for m in args.compile_modes.split(",") if m]),
     }
     os.makedirs(args.out, exist_ok=True)
     json.dump(anchors, open(os.path.join(args.out, "anchors.json"), "w"), indent=1)

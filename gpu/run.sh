@@ -24,7 +24,9 @@
 #   summary.txt             each step's command, exit status and time
 #
 # Environment: SAN_CASES (regexp of the suite cases the sanitizers run,
-# default the shrunk tiny spec's and the split-K GEMV's), SKIP_LADDER, SKIP_SUITE, SKIP_SANITIZER,
+# default the shrunk tiny spec's and the split-K GEMV's), SUITE_CASES
+# (regexp of the cases the suite runs, default all: a bundle built with
+# GPU_CASES has only those), SKIP_LADDER, SKIP_SUITE, SKIP_SANITIZER,
 # SKIP_BENCH, SKIP_COMPARE, SKIP_NCU (set to 1 to leave a step out),
 # BENCH_REPS, STEP_TIMEOUT
 # (seconds, per step).
@@ -64,8 +66,10 @@ fi
 if [ "${SKIP_SUITE:-0}" != 1 ]; then
 	gen=() # the generated specs the bundle compiled (make gpu-bundle GEN_SPECS=N)
 	if [ -d "$here/genspecs" ]; then gen=(-specs "$here/genspecs"); fi
+	sel=() # the cases to run (SUITE_CASES)
+	if [ -n "${SUITE_CASES:-}" ]; then sel=(-cases "$SUITE_CASES"); fi
 	step suite "$out/suite.log" "$here/gpu.test" -test.v -test.run '^(TestSuite|TestDeterministicDecode)$' -test.timeout 60m \
-		-kernels "$here/kernels" -summary "$out/suite_summary.json" "${gen[@]}"
+		-kernels "$here/kernels" -summary "$out/suite_summary.json" "${gen[@]}" "${sel[@]}"
 	grep -E '^(--- FAIL|FAIL|ok|PASS)' "$out/suite.log" | tail -20 >>"$out/summary.txt"
 	sed -n '/summary:/,/^[-=]/p' "$out/suite.log" | head -40 >>"$out/summary.txt"
 fi
