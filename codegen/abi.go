@@ -49,12 +49,14 @@ func Params(g *ir.Graph, k *plan.Kernel) []Param {
 }
 
 // Buffer is the value whose memory a kernel parameter points at: the state
-// behind a KV cache, the whole buffer behind a split part, or v itself.
+// behind a KV cache (or behind a view of one), the whole buffer behind a
+// split part, or v itself.
 func Buffer(v *ir.Value) *ir.Value {
-	if plan.InCache(v) {
-		return v.Def.Args[0]
+	r := plan.Root(v)
+	if plan.InCache(r) {
+		return r.Def.Args[0]
 	}
-	return plan.Root(v)
+	return r
 }
 
 // ParamName is the C name of a value's pointer: its spec name when it has

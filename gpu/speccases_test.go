@@ -1,7 +1,10 @@
 package gpu
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -55,9 +58,13 @@ func TestRegressionSpecsOnCPU(t *testing.T) {
 // generate with an error other than "not supported yet", or panics on (the
 // file's first line says which). Each is a skipped subtest while the
 // finding stands; one that generates fails, to be moved to the specs
-// TestSpecCasesOnCPU-style checks cover.
+// TestSpecCasesOnCPU-style checks cover. Without the directory (no open
+// finding) the test is skipped.
 func TestCodegenFindings(t *testing.T) {
 	dir := filepath.Join("..", "internal", "specgen", "testdata", "codegen")
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		t.Skipf("no open codegen finding (%s does not exist)", dir)
+	}
 	cases, err := SpecCases(dir, DefaultSeed)
 	if err != nil {
 		t.Fatal(err)

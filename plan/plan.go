@@ -113,8 +113,8 @@ func (p *Plan) Finish() {
 					reads = append(reads, a.Ragged.Lens)
 				}
 				for _, src := range Sources(a) {
-					if InCache(src) {
-						reads = append(reads, layoutInputs(src.Def.Args[0])...)
+					if r := Root(src); InCache(r) {
+						reads = append(reads, layoutInputs(r.Def.Args[0])...)
 					}
 				}
 			}

@@ -107,8 +107,8 @@ func layoutInputs(pk *plan.Kernel) []*ir.Value {
 			ragged(a)
 			for _, s := range plan.Sources(a) {
 				ragged(s)
-				if plan.InCache(s) {
-					lay(s.Def.Args[0].Def.Attr.Layout)
+				if r := plan.Root(s); plan.InCache(r) {
+					lay(r.Def.Args[0].Def.Attr.Layout)
 				}
 			}
 		}
