@@ -5,7 +5,7 @@ GO ?= go
 # machine has no CUDA of its own.
 CUDA_DIR ?= .cache/cuda
 
-.PHONY: test lint unit nvrtc gpu gpu-bundle gpu-attn-bundle fuzz
+.PHONY: test lint unit nvrtc gpu gpu-bundle gpu-base gpu-attn-bundle fuzz
 
 # The nvrtc target's tests are a superset of unit's: every package's tests
 # with the tag nvrtc, and codegen/nvrtc's without it (the stub's).
@@ -43,10 +43,11 @@ gpu:
 # bench target compiled here with NVRTC into .gpu/kernels (gzipped sm_90a
 # cubins, reused while their source is unchanged); run.sh, bench.env,
 # compare.py and ncu_table.py. There: .gpu/run.sh RESULTS_DIR. Not part of `make test`.
-# GEN_SPECS specs from internal/specgen (seeds 0..GEN_SPECS-1, each checked
-# on the CPU first) join the suite: written to .gpu/genspecs, their kernels
-# compiled with the others, run by run.sh through gpu.test -specs; 0 leaves
-# them out.
+# The regression specs of internal/specgen/testdata and GEN_SPECS specs from
+# internal/specgen (seeds 0..GEN_SPECS-1, each checked on the CPU first)
+# join the suite: written to .gpu/genspecs, their kernels compiled with the
+# others, run by run.sh through gpu.test -specs; GEN_SPECS=0 leaves the
+# generated ones out.
 GEN_SPECS ?= 32
 # GPU_SUITE=false compiles only the bench targets' kernels (a benchmarking
 # round's quick bundle; the suite's images already there are kept).
@@ -69,12 +70,30 @@ gpu-bundle:
 	    if readelf -d $$f | grep -qi nvrtc; then echo "$$f links NVRTC, which the GPU machine lacks"; exit 1; fi; \
 	  done; \
 	  bench=""; for d in $(BENCH_DIMS); do bench="$${bench}$(BENCH_SPEC):$$d;"; done; \
-	  rm -rf .gpu/genspecs; gen=""; \
-	  if [ "$(GEN_SPECS)" != 0 ]; then $(GO) run ./internal/specgen/cmd/specgen -out .gpu/genspecs -n $(GEN_SPECS); gen="-specs .gpu/genspecs"; fi; \
+	  rm -rf .gpu/genspecs; mkdir -p .gpu/genspecs; cp internal/specgen/testdata/*.fu .gpu/genspecs/; \
+	  if [ "$(GEN_SPECS)" != 0 ]; then $(GO) run ./internal/specgen/cmd/specgen -out .gpu/genspecs -n $(GEN_SPECS); fi; \
+	  gen="-specs .gpu/genspecs"; \
 	  $(GO) run -tags nvrtc ./gpu/cmd/gpukernels -out .gpu/kernels -bench "$$bench" -suite=$(GPU_SUITE) -cases '$(GPU_CASES)' $$gen; \
 	  printf 'BENCH_SPEC=%s\nBENCH_DIMS="%s"\n' '$(BENCH_SPEC)' '$(BENCH_DIMS)' > .gpu/bench.env; \
 	  cp gpu/run.sh .gpu/run.sh; cp bench/compare.py bench/ncu_table.py .gpu/; chmod +x .gpu/run.sh; \
 	  du -sh .gpu; echo "ship .gpu/ to the GPU machine and run .gpu/run.sh RESULTS_DIR there"
+
+# The other side of an A/B round: the fuser CLI (tag cuda) of revision BASE
+# and the kernels of its bench targets (BENCH_SPEC at BENCH_DIMS), built in
+# a temporary worktree into .gpu/base, beside the bundle of this tree (run
+# make gpu-bundle too). run.sh then times BASE's fused step in the same
+# call (its bench_base step). Not part of `make test`.
+BASE ?= HEAD~1
+gpu-base:
+	@set -e; exports=$$(scripts/cuda-sdk.sh $(CUDA_DIR)); eval "$$exports"; \
+	  root=$$(pwd); wt=$$(mktemp -d); git worktree add --detach "$$wt" $(BASE) >/dev/null; \
+	  trap 'git worktree remove --force "$$wt"' EXIT; \
+	  rm -rf .gpu/base; mkdir -p .gpu/base; git rev-parse $(BASE) > .gpu/base/REVISION; \
+	  bench=""; for d in $(BENCH_DIMS); do bench="$${bench}$(BENCH_SPEC):$$d;"; done; \
+	  cd "$$wt"; \
+	  $(GO) build -tags cuda $(CUDA_LDFLAGS) -o "$$root/.gpu/base/fuser" ./cmd/fuser; \
+	  $(GO) run -tags nvrtc ./gpu/cmd/gpukernels -out "$$root/.gpu/base/kernels" -bench "$$bench" -suite=false; \
+	  echo "built .gpu/base at $$(cat $$root/.gpu/base/REVISION)"
 
 # The decode attention benchmark (bench/decode_attention.sh runs it there):
 # fuser and gpu.test (tag cuda), the kernels of the bench shapes (also at the

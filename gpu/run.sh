@@ -9,14 +9,17 @@
 #                           to buckets (gpu.test -test.run '^TestLadder')
 #   suite.log               the on-device correctness suite and the decode
 #                           determinism test (gpu.test -test.v), with the
-#                           generated specs of .gpu/genspecs when there are
-#                           any (gpu.test -specs)
+#                           regression and generated specs of .gpu/genspecs
+#                           (gpu.test -specs)
 #   suite_summary.json      every check of the suite: pass / fail / skip, worst err/tol
 #   memcheck.log            compute-sanitizer --tool memcheck on a representative run
 #   racecheck.log           compute-sanitizer --tool racecheck on the same run
 #   fuser_bench.txt/.json   fuser bench: kernels, steps, ceilings
 #   fuser_bench_serial.*    the first dims' fused step again without dependent
 #                           launches (fuser bench -dependent=false)
+#   fuser_bench_base.*      the fused step of another revision, when make
+#                           gpu-base put its fuser and kernels in .gpu/base
+#                           (base/REVISION names it): an A/B in one call
 #   compare.*, anchors.json bench/compare.py: PyTorch anchors and ratios (same run)
 #   ncu_traffic.md/.json    ncu's DRAM bytes per kernel of the first bench dims'
 #                           fused and unfused steps against the cost model
@@ -64,7 +67,7 @@ if [ "${SKIP_LADDER:-0}" != 1 ]; then
 	grep -E '^(--- |ok|FAIL|PASS)|bit for bit|1 launch' "$out/ladder.log" | tail -20 >>"$out/summary.txt"
 fi
 if [ "${SKIP_SUITE:-0}" != 1 ]; then
-	gen=() # the generated specs the bundle compiled (make gpu-bundle GEN_SPECS=N)
+	gen=() # the regression and generated specs the bundle compiled (make gpu-bundle)
 	if [ -d "$here/genspecs" ]; then gen=(-specs "$here/genspecs"); fi
 	sel=() # the cases to run (SUITE_CASES)
 	if [ -n "${SUITE_CASES:-}" ]; then sel=(-cases "$SUITE_CASES"); fi
@@ -99,6 +102,12 @@ if [ "${SKIP_BENCH:-0}" != 1 ]; then
 	step bench_serial "$out/fuser_bench_serial.txt" "$here/fuser" bench "$BENCH_SPEC" -dims "${BENCH_DIMS%% *}" -kernels "$here/kernels" \
 		-reps "${BENCH_REPS:-100}" -unfused=false -dependent=false -json-out "$out/fuser_bench_serial.json"
 	grep -E 'step:' "$out/fuser_bench_serial.txt" >>"$out/summary.txt"
+	if [ -x "$here/base/fuser" ]; then
+		step bench_base "$out/fuser_bench_base.txt" "$here/base/fuser" bench "$BENCH_SPEC" "${dims[@]}" -kernels "$here/base/kernels" \
+			-reps "${BENCH_REPS:-100}" -unfused=false -json-out "$out/fuser_bench_base.json"
+		echo "   base revision $(cat "$here/base/REVISION")" >>"$out/summary.txt"
+		grep -E 'step:' "$out/fuser_bench_base.txt" >>"$out/summary.txt"
+	fi
 fi
 if [ "${SKIP_NCU:-0}" != 1 ]; then
 	ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
