@@ -34,6 +34,35 @@ func (p *Plan) Folded() []*ir.Value {
 	return out
 }
 
+// LoadOnly returns the params the load stage reads and no step kernel
+// does: once the stage has run, the values it folded them into are all a
+// step needs. They are listed in kernel order, each once.
+func (p *Plan) LoadOnly() []*ir.Value {
+	step := map[*ir.Value]bool{}
+	for _, k := range p.Kernels {
+		if !k.Load {
+			for _, in := range k.Inputs {
+				step[Root(in)] = true
+			}
+		}
+	}
+	var out []*ir.Value
+	seen := map[*ir.Value]bool{}
+	for _, k := range p.Kernels {
+		if !k.Load {
+			continue
+		}
+		for _, in := range k.Inputs {
+			r := Root(in)
+			if r.Def != nil && r.Def.Op == ir.OpParam && !step[r] && !seen[r] {
+				seen[r] = true
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
 // verifyLoad checks the load stage: its kernels come before the step's and
 // read only params and the load stage's own values.
 func (p *Plan) verifyLoad() error {

@@ -77,6 +77,10 @@ func (l *layer) emitLayer(f *jen.File) {
 		g.Id("stream").Op("*").Add(rt("Stream"))
 		g.Id("graphs").Map(jen.Int()).Op("*").Add(rt("GraphExec"))
 		g.Id("ladder").Op("*").Add(rt("Ladder"))
+		if len(l.loadOnly) > 0 {
+			g.Comment("ctx allocates again the params ReleaseParams freed.")
+			g.Id("ctx").Op("*").Add(rt("Context"))
+		}
 	})
 	for _, b := range l.bufs {
 		size := fmt.Sprintf("%d bytes", b.Bytes)

@@ -2,6 +2,7 @@ package golang
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/dave/jennifer/jen"
 )
@@ -18,7 +19,13 @@ func (l *layer) emitNew(f *jen.File) {
 	f.Comment("the kernels dims, which must lie within Planned.")
 	f.Func().Id("New").Params(jen.Id("ctx").Op("*").Add(rt("Context")), jen.Id("dims").Id("Dims")).Params(jen.Op("*").Id("Layer"), jen.Error()).Block(
 		jen.If(jen.Err().Op(":=").Id("dims").Dot("check").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Id("l").Op(":=").Op("&").Id("Layer").Values(jen.Id("dims").Op(":").Id("dims"), jen.Id("graphs").Op(":").Map(jen.Int()).Op("*").Add(rt("GraphExec")).Values()),
+		jen.Id("l").Op(":=").Op("&").Id("Layer").ValuesFunc(func(g *jen.Group) {
+			g.Id("dims").Op(":").Id("dims")
+			g.Id("graphs").Op(":").Map(jen.Int()).Op("*").Add(rt("GraphExec")).Values()
+			if len(l.loadOnly) > 0 {
+				g.Id("ctx").Op(":").Id("ctx")
+			}
+		}),
 		jen.If(jen.Err().Op(":=").Id("l").Dot("load").Call(jen.Id("ctx")), jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jen.Nil(), jen.Qual("errors", "Join").Call(l.errorf("%w", jen.Err()), jen.Id("l").Dot("Close").Call())),
 		),
@@ -80,6 +87,9 @@ func (l *layer) emitFold(f *jen.File) {
 	f.Comment("their own, which every step reads. LoadSafetensors and InitRandom call")
 	f.Comment("it; call it again after writing a param through its accessor. It")
 	f.Comment("returns once the stage has run.")
+	if len(l.loadOnly) > 0 {
+		f.Comment("After it, ReleaseParams frees the params only the stage reads.")
+	}
 	f.Func().Params(jen.Id("l").Op("*").Id("Layer")).Id("Fold").Params().Error().BlockFunc(func(g *jen.Group) {
 		g.List(jen.Id("s"), jen.Id("d")).Op(":=").List(jen.Id("l").Dot("stream"), jen.Id("l").Dot("dims"))
 		for i, la := range l.launches {
@@ -88,6 +98,43 @@ func (l *layer) emitFold(f *jen.File) {
 			}
 		}
 		g.Return(jen.Id("l").Dot("stream").Dot("Synchronize").Call())
+	})
+	l.emitRelease(f)
+}
+
+// emitRelease emits ReleaseParams and allocParams when some params are
+// read by the load stage alone.
+func (l *layer) emitRelease(f *jen.File) {
+	if len(l.loadOnly) == 0 {
+		return
+	}
+	var names []string
+	for _, b := range l.loadOnly {
+		names = append(names, b.Value.Name)
+	}
+	f.Comment(fmt.Sprintf("ReleaseParams frees the params only the load stage reads (%s):", strings.Join(names, ", ")))
+	f.Comment("after Fold a step reads their folded values alone, and keeping both holds")
+	f.Comment("those weights in device memory twice. Their accessors then return an")
+	f.Comment("empty Buffer until LoadSafetensors or InitRandom allocates them again.")
+	f.Func().Params(jen.Id("l").Op("*").Id("Layer")).Id("ReleaseParams").Params().Error().Block(
+		jen.Return(jen.Qual("errors", "Join").CallFunc(func(g *jen.Group) {
+			for _, b := range l.loadOnly {
+				g.Id("l").Dot(fieldName(b.Field)).Dot("Free").Call()
+			}
+		})),
+	)
+	f.Comment("allocParams allocates again the params ReleaseParams freed.")
+	f.Func().Params(jen.Id("l").Op("*").Id("Layer")).Id("allocParams").Params().Error().BlockFunc(func(g *jen.Group) {
+		g.Var().Err().Error()
+		for _, b := range l.loadOnly {
+			field := fieldName(b.Field)
+			g.If(jen.Id("l").Dot(field).Dot("Ptr").Op("==").Lit(0)).Block(
+				jen.If(jen.List(jen.Id("l").Dot(field), jen.Err()).Op("=").Id("l").Dot("ctx").Dot("Alloc").Call(jen.Lit(int(b.Bytes+b.Extra))), jen.Err().Op("!=").Nil()).Block(
+					jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("param "+b.Value.Name+": %w"), jen.Err())),
+				),
+			)
+		}
+		g.Return(jen.Nil())
 	})
 }
 

@@ -83,6 +83,7 @@ func (l *layer) emitTensors(f *jen.File) {
 	f.Comment("have the dtype and shape of tensors.")
 	l.thenFold(f)
 	f.Func().Params(jen.Id("l").Op("*").Id("Layer")).Id("LoadSafetensors").Params(jen.Id("path").String()).Error().Block(
+		l.realloc(),
 		jen.List(jen.Id("st"), jen.Err()).Op(":=").Add(rt("OpenSafetensors")).Call(jen.Id("path")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(l.errorf("%w", jen.Err()))),
 		jen.Defer().Id("st").Dot("Close").Call(),
@@ -102,6 +103,7 @@ func (l *layer) emitTensors(f *jen.File) {
 	f.Comment("values for seed: the same seed gives the same layer.")
 	l.thenFold(f)
 	f.Func().Params(jen.Id("l").Op("*").Id("Layer")).Id("InitRandom").Params(jen.Id("seed").Uint64()).Error().Block(
+		l.realloc(),
 		jen.Id("bufs").Op(":=").Id("l").Dot("tensorBuffers").Call(),
 		jen.For(jen.List(jen.Id("i"), jen.Id("t")).Op(":=").Range().Id("tensors")).Block(
 			jen.List(jen.Id("b"), jen.Err()).Op(":=").Add(rt("RandomTensor")).Call(jen.Id("t"), jen.Id("seed")),
@@ -112,6 +114,15 @@ func (l *layer) emitTensors(f *jen.File) {
 		),
 		l.loaded(),
 	)
+}
+
+// realloc is how LoadSafetensors and InitRandom begin when ReleaseParams
+// may have freed params: by allocating them again (nothing otherwise).
+func (l *layer) realloc() jen.Code {
+	if len(l.loadOnly) == 0 {
+		return jen.Null()
+	}
+	return jen.If(jen.Err().Op(":=").Id("l").Dot("allocParams").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(l.errorf("%w", jen.Err())))
 }
 
 // loaded is how LoadSafetensors and InitRandom return once the tensors are

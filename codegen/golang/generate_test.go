@@ -136,8 +136,33 @@ func TestGenerateFold(t *testing.T) {
 		}
 	}
 	for _, fn := range []string{"func (l *Layer) LoadSafetensors(path string) error {", "func (l *Layer) InitRandom(seed uint64) error {"} {
-		if body := funcBody(t, src, fn); !strings.HasSuffix(strings.TrimSpace(body), "return l.Fold()") {
+		body := strings.TrimSpace(funcBody(t, src, fn))
+		if !strings.HasSuffix(body, "return l.Fold()") {
 			t.Errorf("%s does not end by running the load stage:\n%s", fn, body)
+		}
+		if !strings.HasPrefix(body, "if err := l.allocParams(); err != nil {") {
+			t.Errorf("%s does not begin by allocating the released params again:\n%s", fn, body)
+		}
+	}
+	// ReleaseParams frees, and allocParams allocates again, exactly the
+	// params no step kernel reads: the norm weights folded into 1 + w and
+	// the sibling weights joined, not wo and wd.
+	var only []string
+	for _, v := range p.LoadOnly() {
+		only = append(only, v.Name)
+	}
+	if got, want := strings.Join(only, " "), "wn_ai wq wk wv wn_ao wn_mi wg wu wn_mo"; got != want {
+		t.Errorf("load-only params %q, want %q", got, want)
+	}
+	release := funcBody(t, src, "func (l *Layer) ReleaseParams() error {")
+	alloc := funcBody(t, src, "func (l *Layer) allocParams() error {")
+	for _, name := range []string{"WnAi", "Wq", "Wk", "Wv", "WnAo", "WnMi", "Wg", "Wu", "WnMo", "Wo", "Wd"} {
+		loadOnly := name != "Wo" && name != "Wd"
+		if strings.Contains(release, "l.buf"+name+".Free()") != loadOnly {
+			t.Errorf("ReleaseParams frees buf%s: %v, want %v", name, !loadOnly, loadOnly)
+		}
+		if strings.Contains(alloc, "l.buf"+name+", err = l.ctx.Alloc(") != loadOnly {
+			t.Errorf("allocParams allocates buf%s: %v, want %v", name, !loadOnly, loadOnly)
 		}
 	}
 }
@@ -149,8 +174,10 @@ func TestGenerateNoFold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(src, "Fold") {
-		t.Error("a plan without a load stage has a Fold")
+	for _, name := range []string{"Fold", "ReleaseParams", "allocParams"} {
+		if strings.Contains(src, name) {
+			t.Errorf("a plan without a load stage has %s", name)
+		}
 	}
 }
 

@@ -25,6 +25,9 @@ type layer struct {
 	scratch int64
 	// tensorList are the params and states as LoadSafetensors reads them.
 	tensorList []tensor
+	// loadOnly are the buffers of the params only the load stage reads
+	// (plan.LoadOnly), which ReleaseParams frees.
+	loadOnly []buffer
 }
 
 type dimField struct {
@@ -66,7 +69,7 @@ type arg struct {
 
 // reserved are the exported names the generated package declares.
 var reserved = []string{"Layer", "Dims", "Planned", "New", "Arena", "ArenaBytes", "Forward", "Capture", "Close",
-	"Ladder", "Step", "StepInputs", "Buckets", "Synchronize", "Counts", "LoadSafetensors", "InitRandom", "Fold"}
+	"Ladder", "Step", "StepInputs", "Buckets", "Synchronize", "Counts", "LoadSafetensors", "InitRandom", "Fold", "ReleaseParams"}
 
 // newLayer checks the plan (kernels, launches, arena at bound dims) and
 // the kernels' description, and lays out the generated package.
@@ -104,6 +107,15 @@ func newLayer(p *plan.Plan, dims map[string]int64, kernels []Kernel) (*layer, er
 			f := names.name(v.Name, v.ID)
 			l.field[v] = f
 			l.bufs = append(l.bufs, buffer{Field: f, Value: v, Role: role.name, Bytes: n})
+		}
+	}
+	only := map[*ir.Value]bool{}
+	for _, v := range p.LoadOnly() {
+		only[v] = true
+	}
+	for _, b := range l.bufs {
+		if only[b.Value] {
+			l.loadOnly = append(l.loadOnly, b)
 		}
 	}
 	if err := l.addFolded(p, names, dims); err != nil {
