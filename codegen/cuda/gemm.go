@@ -251,8 +251,10 @@ func (g *gemmModel) nLen(batch []ix) (ix, error) {
 
 // gemmKernel generates a Gemm kernel: one entry computing the matmul and
 // its epilogue (GEMV tiles for up to plan.GemvMaxRows rows per unit, on
-// tensor cores above gemvMR; tensor-core tiles for more; chosen at run time). A split-K GEMV reduces its splits in the
-// same launch: the last split of a tile to arrive sums the partials.
+// tensor cores above plan.GemvCUDACoreRows where the tile allows it;
+// tensor-core GEMM tiles for more; chosen at run time). A split-K GEMV
+// reduces its splits in the same launch: the last split of a tile to
+// arrive sums the partials.
 func (k *kgen) gemmKernel() (*generated, error) {
 	g, err := k.gemmModel()
 	if err != nil {

@@ -10,8 +10,8 @@ import (
 // The tensor-core GEMV (device/gemv_mma.cuh): 2 to 64 rows of a unit
 // over a row-major 16-bit weight, which is read once for all of them; on
 // CUDA cores each row costs 8 FMAs a weight element, and 8 rows already
-// take half the FP32 units at HBM speed. A block of 8
-// warps covers the tile's gemvRowTN columns, 64 a warp: warps 0-3 take the
+// take half the FP32 units at HBM speed. A block of 8 warps covers the
+// tile's gemvRowTN columns, 64 a warp: warps 0-3 take the
 // first 16-row step of every ring stage, warps 4-7 the second, and the two
 // halves' sums are added in res. The ring (plan.GemvSharedBytes) is the
 // launch's dynamic shared memory; the tile's sums reuse it once it drains.
@@ -143,10 +143,10 @@ func (g *gemmModel) emitGemvCall(w *writer) {
 }
 
 // emitTCFlag sets tc, whether a chunk of more than plan.GemvCUDACoreRows
-// rows may take the tensor-core GEMV (mr is the same in every thread of the block): every
-// 8-slot group is 8 contiguous, aligned columns or none, and the weight's
-// rows and the chunk's rows of the left operand are 16-byte aligned (the
-// ring copies 16 bytes at a time).
+// rows (mr is the same in every thread of the block) may take the
+// tensor-core GEMV: every 8-slot group is 8 contiguous, aligned columns or
+// none, and the weight's rows and the chunk's rows of the left operand are
+// 16-byte aligned (the ring copies 16 bytes at a time).
 func (g *gemmModel) emitTCFlag(w *writer) error {
 	k := g.k
 	w.line("bool tc = false;")
