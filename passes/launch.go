@@ -105,8 +105,9 @@ func gemmLaunch(s *State, mm *ir.Node, eval func(ir.Dim) int64) *plan.Launch {
 	if m > plan.GemvMaxRows {
 		return &plan.Launch{Variant: plan.VariantGemm, Grid: [3]int64{ceilDiv(n, gemmBlockCols), ceilDiv(m, plan.GemmTileM), batch}, Block: gemmBlock, Launches: 1, Splits: 1, Tile: [2]int64{plan.GemmTileM, plan.GemmTileN}}
 	}
-	// Split K when the column tiles leave SMs idle; the last split of each
-	// tile sums the partials in the same launch. A column count bound only
+	// Split K when the column tiles leave SMs idle; the splits of a tile
+	// share its reduction in the same launch, waiting for each other, so
+	// the grid stays within one block an SM (all resident at once). A column count bound only
 	// at run time (a ragged N) is not split.
 	blocks := ceilDiv(n, plan.GemvCols) * batch
 	split := int64(1)

@@ -123,3 +123,56 @@ func TestDependentLaunch(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitGemvResident checks the invariant fz_split_join relies on: the
+// splits of a split-K GEMV tile wait for each other, so the whole grid of
+// such a launch must be resident at once, at most one block an SM (the
+// tensor-core GEMV's ring takes an SM's shared memory). Every spec, fused
+// and unfused, at decode batches 1, 16 and 64 on the H200 and the A100;
+// and the split counts of Llama-3-8B's projections at B16 on the H200
+// (QKV 5, O and down 8, gate/up none), so that the check is not vacuous.
+func TestSplitGemvResident(t *testing.T) {
+	for _, name := range specs.Names() {
+		g := load(t, name)
+		for _, b := range []int64{1, 16, 64} {
+			dims := map[string]int64{}
+			for d, v := range specDims {
+				dims[d] = v
+			}
+			dims["B"], dims["S"], dims["T"] = b, 1, 4096
+			for _, target := range []plan.Target{plan.H200, plan.A100} {
+				for _, pipe := range [][]passes.Pass{passes.Fused, passes.Unfused} {
+					st, err := passes.Run(g, pipe, passes.Options{Dims: dims, Target: target})
+					if err != nil {
+						t.Fatalf("%s B=%d: %v", name, b, err)
+					}
+					for _, k := range st.Plan.Kernels {
+						l := k.Launch
+						if l.Variant != plan.VariantGemv || l.Splits <= 1 {
+							continue
+						}
+						if blocks := l.Grid[0] * l.Grid[1] * l.Grid[2]; blocks > target.SMs || l.Grid[2] != l.Splits {
+							t.Errorf("%s B=%d on %s: %s %s: %d blocks on %d SMs", name, b, target.Name, k.Name, l, blocks, target.SMs)
+						}
+					}
+				}
+			}
+		}
+	}
+	st, err := passes.Run(load(t, specs.Default), passes.Fused, passes.Options{Dims: map[string]int64{"B": 16, "S": 1, "T": 4096}, Target: plan.H200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{"k01_gemm_matmul_rope_append": 5, "k03_gemm_matmul_add": 8, "k05_gemm_matmul_silu_mul": 1, "k06_gemm_matmul_add": 8}
+	for _, k := range st.Plan.Kernels {
+		if w, ok := want[k.Name]; ok {
+			delete(want, k.Name)
+			if k.Launch.Splits != w {
+				t.Errorf("%s: %s, want %d splits", k.Name, k.Launch, w)
+			}
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("kernels not planned: %v", want)
+	}
+}

@@ -123,8 +123,8 @@ func kernelCost(k *Kernel, dims map[string]int64) (Cost, error) {
 }
 
 // splitKPartials models a split-K GEMV's partial sums: its workspace (one
-// f32 per row, column and split), written by the splits and read by the
-// last split of each tile, which runs the epilogue.
+// f32 per row, column and split), written by the splits and read once by
+// the split that sums each element and runs its epilogue.
 func splitKPartials(l *Launch) int64 {
 	if l.Variant != VariantGemv {
 		return 0

@@ -34,7 +34,10 @@
 //     in a second entry ("_merge"). Cascade decode attention launches its
 //     prefix pass ("_prefix") first, whose partials the decode entry
 //     merges. A split-K GEMV keeps its partials and tile arrival counters
-//     in arrays of its own body; the last split of each tile sums them.
+//     in arrays of its own body; the splits of a tile wait for each other
+//     (fz_split_join: the grid is resident at once) and each sums a share.
+//     A kernel of another stream running beside it could hold the SMs its
+//     waiting blocks need: the step's kernels run on one stream.
 //   - Pointers must be 16-byte aligned for the vector paths to be taken;
 //     any alignment is correct.
 //   - A GEMV launch of more than 8 rows takes plan.GemvSharedBytes of

@@ -253,8 +253,8 @@ func (g *gemmModel) nLen(batch []ix) (ix, error) {
 // its epilogue (GEMV tiles for up to plan.GemvMaxRows rows per unit, on
 // tensor cores above plan.GemvCUDACoreRows where the tile allows it;
 // tensor-core GEMM tiles for more; chosen at run time). A split-K GEMV
-// reduces its splits in the same launch: the last split of a tile to
-// arrive sums the partials.
+// reduces its splits in the same launch: the splits of a tile wait for
+// each other and each sums a share of the partials.
 func (k *kgen) gemmKernel() (*generated, error) {
 	g, err := k.gemmModel()
 	if err != nil {

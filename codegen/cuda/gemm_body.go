@@ -1,6 +1,10 @@
 package cuda
 
-import "github.com/fuser-dev/fuser/plan"
+import (
+	"fmt"
+
+	"github.com/fuser-dev/fuser/plan"
+)
 
 // The static shared memory of the GEMV path: the staged A rows of a
 // CUDA-core pass (f32), the per-warp partial sums of a row (up to 12 warps),
@@ -94,52 +98,51 @@ func (g *gemmModel) tileLoop(w *writer) error {
 	return nil
 }
 
-// splitSumBatch is the elements a thread of the tile's last split sums at
-// a time: their loads, and those of consecutive splits, are in flight
-// together, where one element at a time waits for each partial in turn.
-const splitSumBatch = 8
-
-// emitSplitSum writes the last split's sums of the tile's partials into
-// res, each element summed in split order (the same bits whichever split
-// arrives last).
-func (g *gemmModel) emitSplitSum(w *writer, per ix) {
+// emitSplitWrite stores this split's partial sums of the tile (res) at
+// its columns of the body's partials, eight columns at a time where they
+// are contiguous and aligned (two 16-byte stores), one at a time elsewhere.
+func (g *gemmModel) emitSplitWrite(w *writer, per ix) {
 	tn := g.gemvTN()
-	w.open("for (int e0 = threadIdx.x; e0 < mr * %d; e0 += %d * blockDim.x) {", tn, splitSumBatch)
-	w.line("float sum[%d];", splitSumBatch)
-	w.line("const float* src[%d];", splitSumBatch)
+	n, _ := g.n.value()
+	w.line("const i64 wrow = (ub * MR_) + r0;")
+	w.open("for (int e = threadIdx.x; e < mr * %d; e += blockDim.x) {", tn/8)
+	w.line("const int m = e / %d, s = (e %% %d) * 8;", tn/8, tn/8)
+	w.line("float* dst = @BODY@_ws + (i64)sp * %s + (wrow + m) * %d;", per, n)
+	w.line("const float* src = res + m * %d + s;", tn)
+	if n%4 == 0 {
+		w.open("if (svec[s / 8]) {")
+		w.line("__stcg((float4*)(dst + scol[s]), ((const float4*)src)[0]);")
+		w.line("__stcg((float4*)(dst + scol[s] + 4), ((const float4*)src)[1]);")
+		w.line("continue;")
+		w.close()
+	}
 	w.line("#pragma unroll")
-	w.open("for (int i = 0; i < %d; i++) {", splitSumBatch)
-	w.line("const int e = e0 + i * blockDim.x, m = e / %d, s = e %% %d;", tn, tn)
-	w.line("sum[i] = 0.f;")
-	w.line("src[i] = e < mr * %d && scol[s] >= 0 ? &@BODY@_ws[(wrow + m) * %s + scol[s]] : nullptr;", tn, ixp(g.n))
-	w.close()
-	w.line("#pragma unroll 2")
-	w.open("for (int q = 0; q < nsplit; q++) {")
-	w.line("#pragma unroll")
-	w.line("for (int i = 0; i < %d; i++) if (src[i]) sum[i] += __ldcg(src[i] + (i64)q * %s);", splitSumBatch, per)
-	w.close()
-	w.line("#pragma unroll")
-	w.open("for (int i = 0; i < %d; i++) {", splitSumBatch)
-	w.line("const int e = e0 + i * blockDim.x;")
-	w.line("if (e < mr * %d) res[e] = sum[i];", tn)
-	w.close()
+	w.line("for (int i = 0; i < 8; i++) if (scol[s + i] >= 0) __stcg(dst + scol[s + i], src[i]);")
 	w.close()
 }
 
-// emitTileEpilogue runs the epilogue of a GEMV tile whose sums are in
-// res[m * tn + slot], for rows r0 .. r0+mr-1.
-func (g *gemmModel) emitTileEpilogue(w *writer) error {
+// emitTileEpilogue runs the epilogue of a GEMV tile for rows r0 ..
+// r0+mr-1. Unsplit, the tile's sums are in res[m * tn + slot]; split, each
+// split takes an equal share of the tile's elements and sums their
+// partials in split order (the same bits whichever split sums them).
+func (g *gemmModel) emitTileEpilogue(w *writer, split bool, per ix) error {
 	ep := g.epi
 	tn := g.gemvTN()
+	n, _ := g.n.value()
 	w.open("switch (seg) {")
 	for si := range ep.segs {
 		sg := &ep.segs[si]
 		wd := sg.width(tn)
 		w.open("case %d: {", si)
+		if split {
+			w.line("const int per = (mr * %d + nsplit - 1) / nsplit, lo = sp * per, hi = min(mr * %d, lo + per);", wd, wd)
+		} else {
+			w.line("const int lo = 0, hi = mr * %d;", wd)
+		}
 		// Unrolled, so that the loads of an epilogue (a residual, a bias)
 		// of several elements are in flight together.
 		w.line("#pragma unroll 4")
-		w.open("for (int e = threadIdx.x; e < mr * %d; e += blockDim.x) {", wd)
+		w.open("for (int e = lo + threadIdx.x; e < hi; e += blockDim.x) {")
 		w.line("const int m = e / %d, j = e %% %d;", wd, wd)
 		w.line("const i64 beta = u * %d + j;", wd)
 		nb := ixc(sg.bases())
@@ -150,7 +153,19 @@ func (g *gemmModel) emitTileEpilogue(w *writer) error {
 		w.line("const i64 c0 = %s;", sg.colOf(ixv("beta")))
 		w.line("float ev[%d];", len(sg.offs))
 		for q := range sg.offs {
-			w.line("ev[%d] = res[m * %d + %d + j];", q, tn, int64(q)*wd)
+			slot := fmt.Sprintf("%d + j", int64(q)*wd)
+			if !split {
+				w.line("ev[%d] = res[m * %d + %s];", q, tn, slot)
+				continue
+			}
+			w.open("{")
+			w.line("const i64 sc = scol[%s];", slot)
+			w.line("const float* src = @BODY@_ws + ((ub * MR_) + r0 + m) * %d + (sc >= 0 ? sc : 0);", n)
+			w.line("float sum = 0.f;")
+			w.line("#pragma unroll 8")
+			w.line("for (int q = 0; q < nsplit; q++) sum += __ldcg(src + (i64)q * %s);", per)
+			w.line("ev[%d] = sum;", q)
+			w.close()
 		}
 		w.line("@BODY@_epi%d(%s, ub, r0 + m, c0, ev, nv);", si, g.k.bodyArgs())
 		w.close()
@@ -163,9 +178,10 @@ func (g *gemmModel) emitTileEpilogue(w *writer) error {
 
 // mainBody is the kernel's entry: the matmul and its epilogue. With
 // split-K, each split writes its partial sums to the body's own partials
-// (not the attention workspace, whose counters they would overwrite) and counts its
-// arrival at the tile; the last to arrive sums the partials in split order
-// (the same bits whichever split is last) and runs the epilogue.
+// (not the attention workspace, whose counters they would overwrite),
+// joins the tile's other splits (fz_split_join) and runs the epilogue of
+// its share of the tile, summing the partials in split order: the tile's
+// reduction and epilogue run on all its splits' SMs at once.
 func (g *gemmModel) mainBody(split bool) (string, error) {
 	k := g.k
 	tn := g.gemvTN()
@@ -196,9 +212,6 @@ func (g *gemmModel) mainBody(split bool) (string, error) {
 		w.line("return;")
 		w.close()
 	}
-	if split {
-		w.line("__shared__ bool slast;")
-	}
 	// The block's first item prefetches its first weight rows into L2,
 	// then waits for the kernel before it (fz_grid_sync); a block without
 	// items waits too, so that this kernel ends after that one.
@@ -219,24 +232,18 @@ func (g *gemmModel) mainBody(split bool) (string, error) {
 		}
 	}
 	g.emitGemvCall(&w)
+	per := ixp(g.workspacePerSplit())
 	if split {
-		per := ixp(g.workspacePerSplit())
-		w.line("const i64 wrow = (ub * MR_) + r0;")
-		w.open("for (int e = threadIdx.x; e < mr * %d; e += blockDim.x) {", tn)
-		w.line("const int m = e / %d, s = e %% %d;", tn, tn)
-		w.line("if (scol[s] >= 0) @BODY@_ws[(i64)sp * %s + (wrow + m) * %s + scol[s]] = res[e];", per, ixp(g.n))
-		w.close()
+		// Every split of the tile writes its partials, waits for the
+		// others' and sums its share of the tile.
+		g.emitSplitWrite(&w, per)
 		w.line("__threadfence();")
 		w.line("__syncthreads();")
-		w.line("if (threadIdx.x == 0) slast = atomicAdd(&@BODY@_count[item], 1u) == (unsigned int)(nsplit - 1);")
+		w.line("if (threadIdx.x == 0) fz_split_join(&@BODY@_count[item], nsplit);")
 		w.line("__syncthreads();")
-		w.line("if (!slast) continue;")
 		w.line("__threadfence();")
-		g.emitSplitSum(&w, per)
-		w.line("if (threadIdx.x == 0) @BODY@_count[item] = 0u;")
-		w.line("__syncthreads();")
 	}
-	if err := g.emitTileEpilogue(&w); err != nil {
+	if err := g.emitTileEpilogue(&w, split, per); err != nil {
 		return "", err
 	}
 	w.close()

@@ -55,9 +55,9 @@ func (g *gemmModel) emitHelpers(w *writer) error {
 	// plan.GemvSplitRows is the Go twin.
 	w.line("FZ_DEV i64 @BODY@_kper(i64 kv, i64 nsplit) { return ((kv + nsplit - 1) / nsplit + 7) / 8 * 8; }")
 	if g.counters > 0 {
-		w.line("// Split-K partials and tile arrival counters (zero at load, reset by the tile's last split).")
-		w.line("static __device__ float @BODY@_ws[%d];", g.partials)
-		w.line("static __device__ unsigned int @BODY@_count[%d];", g.counters)
+		w.line("// Split-K partials and tile arrival counters (zero at load, n a launch: fz_split_join).")
+		w.line("static __device__ __align__(16) float @BODY@_ws[%d];", g.partials)
+		w.line("static __device__ unsigned long long @BODY@_count[%d];", g.counters)
 	}
 	for _, tn := range []int{g.gemvTN(), mmaBN} {
 		w.open("FZ_DEV i64 @BODY@_ntiles%d(%s) {", tn, k.dimSig())

@@ -64,17 +64,24 @@ FZ_DEV void fz_gemv_ring_step(float (*acc)[4][4], const u16* w, const u32* x, in
 // fz_gemv_mma_store writes (add: adds) the warp's sums to res[m * tn + c],
 // c the warp's first column c0 plus the thread's: D row g of MMA j is
 // column 8g+2j, row g+8 column 8g+2j+1; D columns 2t, 2t+1 are rows
-// nb*8+2t and nb*8+2t+1 of the left operand.
+// nb*8+2t and nb*8+2t+1 of the left operand. A thread so holds columns
+// 8g .. 8g+7 of its two rows, which it stores as two 16-byte words each.
 template <int NB>
 FZ_DEV void fz_gemv_mma_store(float (*acc)[4][4], float* res, int tn, int c0, bool add) {
   const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
 #pragma unroll
   for (int nb = 0; nb < NB; nb++)
 #pragma unroll
-    for (int j = 0; j < 4; j++) {
-      const int c = c0 + g * 8 + 2 * j, m = nb * 8 + 2 * t;
-      float* p[4] = {res + m * tn + c, res + (m + 1) * tn + c, res + m * tn + c + 1, res + (m + 1) * tn + c + 1};
-#pragma unroll
-      for (int i = 0; i < 4; i++) *p[i] = add ? *p[i] + acc[nb][j][i] : acc[nb][j][i];
+    for (int h = 0; h < 2; h++) {
+      float4* p = (float4*)(res + (nb * 8 + 2 * t + h) * tn + c0 + g * 8);
+      float4 v0 = make_float4(acc[nb][0][h], acc[nb][0][h + 2], acc[nb][1][h], acc[nb][1][h + 2]);
+      float4 v1 = make_float4(acc[nb][2][h], acc[nb][2][h + 2], acc[nb][3][h], acc[nb][3][h + 2]);
+      if (add) {
+        const float4 a0 = p[0], a1 = p[1];
+        v0.x += a0.x; v0.y += a0.y; v0.z += a0.z; v0.w += a0.w;
+        v1.x += a1.x; v1.y += a1.y; v1.z += a1.z; v1.w += a1.w;
+      }
+      p[0] = v0;
+      p[1] = v1;
     }
 }

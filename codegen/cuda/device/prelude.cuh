@@ -297,5 +297,22 @@ FZ_DEV void fz_grid_sync() {
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
 }
+// fz_split_join is a split-K GEMV's meeting point for the splits of one
+// tile (thread 0 of each block calls it, after its partials are written
+// and fenced): it counts this split's arrival and waits until all n splits
+// of the same launch have arrived. The counter only grows, n a launch, so
+// that the generation of an arrival is its count over n and nothing
+// resets it. Every split of the tile must be resident at once, as the
+// launch pass's grids (at most one block an SM) are.
+FZ_DEV void fz_split_join(unsigned long long* count, int n) {
+  const unsigned long long old = atomicAdd(count, 1ull);
+  const unsigned long long want = (old / (unsigned long long)n + 1) * (unsigned long long)n;
+  unsigned long long seen;
+  for (;;) {
+    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(seen) : "l"(count) : "memory");
+    if (seen >= want) break;
+    __nanosleep(32);
+  }
+}
 // fz_prefetch_l2 brings the line holding p into L2.
 FZ_DEV void fz_prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];" :: "l"(p)); }
