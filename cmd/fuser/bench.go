@@ -123,6 +123,12 @@ func runBench(args []string, w io.Writer) error {
 	out := benchOutput{Tool: "fuser bench", Command: "fuser " + strings.Join(append([]string{"bench"}, args...), " "),
 		Device: info, Images: images.Dir + " (" + images.Manifest().Compiler + ")", Warmup: *warmup, Reps: *reps, Ceilings: b.Ceil}
 	out.Ceilings.Round()
+	// The table goes out plan by plan and the JSON file is rewritten after
+	// every dims, so that a run cut short (a device call's time limit)
+	// keeps what it measured.
+	if !*asJSON {
+		printBenchHeader(w, out)
+	}
 	for _, dims := range dimsSets {
 		fused, unfused, err := gpu.BenchPlans(g, dims, *splitKeys, target)
 		if err != nil {
@@ -150,28 +156,22 @@ func runBench(args []string, w io.Writer) error {
 				return fmt.Errorf("%s %s: %w", gpu.PlanName(pp.p.Fused), gpu.DimsString(dims), err)
 			}
 			pp.dst.Round()
+			if !*asJSON {
+				printPlanBench(w, t, *pp.dst)
+			}
 		}
 		t.KVBytes = kvBytes(fused)
 		out.Targets = append(out.Targets, t)
 		out.addCompareRows(t)
-	}
-	if *jsonOut != "" {
-		f, err := os.Create(*jsonOut)
-		if err != nil {
-			return err
-		}
-		if err := writeJSON(f, out); err != nil {
-			f.Close()
-			return err
-		}
-		if err := f.Close(); err != nil {
-			return err
+		if *jsonOut != "" {
+			if err := writeJSONFile(*jsonOut, out); err != nil {
+				return err
+			}
 		}
 	}
 	if *asJSON {
 		return writeJSON(w, out)
 	}
-	printBench(w, out)
 	return nil
 }
 
@@ -288,30 +288,28 @@ func round3(x float64) float64 {
 	return math.Round(x*p) / p
 }
 
-func printBench(w io.Writer, o benchOutput) {
+// printBenchHeader prints the device and the ceilings measured on it.
+func printBenchHeader(w io.Writer, o benchOutput) {
 	c := o.Ceilings
 	fmt.Fprintf(w, "%s, %d SMs, %d MB L2\n", o.Device.Name, o.Device.SMs, o.Device.L2Bytes>>20)
 	fmt.Fprintf(w, "ceilings: copy %.3g TB/s; GEMM %.4g TFLOP/s (%s); mma.sync loop %.4g, generated GEMM %.4g TFLOP/s %s\n",
 		c.CopyTBps, c.GemmTFLOPs, c.GemmSource, c.MMASyncTFLOPs, c.GeneratedGemmTFLOPs, c.GeneratedGemmNote)
-	for _, t := range o.Targets {
-		for _, pb := range []gpu.PlanBench{t.Fused, t.Unfused} {
-			if pb.Plan == "" {
-				continue
-			}
-			fmt.Fprintf(w, "\n%s %s plan at %s: %d launches, model %d B, %d FLOPs\n", t.Spec, pb.Plan, gpu.DimsString(t.Dims), pb.Step.Launches, pb.ModelBytes, pb.ModelFlops)
-			fmt.Fprintf(w, "  %-36s %-7s %10s %8s %9s %6s %6s %9s %6s\n", "kernel", "variant", "median µs", "TB/s", "TFLOP/s", "%bw", "%flop", "floor µs", "floor/t")
-			for _, k := range pb.Kernels {
-				if k.Skipped != "" {
-					fmt.Fprintf(w, "  %-36s %-7s skipped: %s\n", k.Name, k.Variant, k.Skipped)
-					continue
-				}
-				fmt.Fprintf(w, "  %-36s %-7s %10.4g %8.3g %9.4g %6.1f %6.1f %9.4g %6.2f\n", k.Name, k.Variant, k.MedianUs, k.TBps, k.TFLOPs, 100*k.BWFrac, 100*k.FlopFrac, k.FloorUs, k.OfFloor)
-			}
-			if pb.Step.Skipped != "" {
-				fmt.Fprintf(w, "  step: skipped (%s); the timed kernels sum to %.4g µs; floor %.4g µs\n", pb.Step.Skipped, pb.Step.KernelsSumUs, pb.Step.FloorUs)
-			} else {
-				fmt.Fprintf(w, "  step: eager %.4g µs, graph replay %.4g µs (kernels sum %.4g µs, floor %.4g µs)\n", pb.Step.EagerUs, pb.Step.GraphUs, pb.Step.KernelsSumUs, pb.Step.FloorUs)
-			}
+}
+
+// printPlanBench prints one plan's kernels and step at t's dims.
+func printPlanBench(w io.Writer, t benchTarget, pb gpu.PlanBench) {
+	fmt.Fprintf(w, "\n%s %s plan at %s: %d launches, model %d B, %d FLOPs\n", t.Spec, pb.Plan, gpu.DimsString(t.Dims), pb.Step.Launches, pb.ModelBytes, pb.ModelFlops)
+	fmt.Fprintf(w, "  %-36s %-7s %10s %8s %9s %6s %6s %9s %6s\n", "kernel", "variant", "median µs", "TB/s", "TFLOP/s", "%bw", "%flop", "floor µs", "floor/t")
+	for _, k := range pb.Kernels {
+		if k.Skipped != "" {
+			fmt.Fprintf(w, "  %-36s %-7s skipped: %s\n", k.Name, k.Variant, k.Skipped)
+			continue
 		}
+		fmt.Fprintf(w, "  %-36s %-7s %10.4g %8.3g %9.4g %6.1f %6.1f %9.4g %6.2f\n", k.Name, k.Variant, k.MedianUs, k.TBps, k.TFLOPs, 100*k.BWFrac, 100*k.FlopFrac, k.FloorUs, k.OfFloor)
+	}
+	if pb.Step.Skipped != "" {
+		fmt.Fprintf(w, "  step: skipped (%s); the timed kernels sum to %.4g µs; floor %.4g µs\n", pb.Step.Skipped, pb.Step.KernelsSumUs, pb.Step.FloorUs)
+	} else {
+		fmt.Fprintf(w, "  step: eager %.4g µs, graph replay %.4g µs (kernels sum %.4g µs, floor %.4g µs)\n", pb.Step.EagerUs, pb.Step.GraphUs, pb.Step.KernelsSumUs, pb.Step.FloorUs)
 	}
 }

@@ -76,11 +76,16 @@ func runProfile(args []string, w io.Writer) error {
 	if *jsonOut == "" {
 		return writeJSON(w, out)
 	}
-	f, err := os.Create(*jsonOut)
+	return writeJSONFile(*jsonOut, out)
+}
+
+// writeJSONFile writes v, indented, to the file at path (replacing it).
+func writeJSONFile(path string, v any) error {
+	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	if err := writeJSON(f, out); err != nil {
+	if err := writeJSON(f, v); err != nil {
 		f.Close()
 		return err
 	}
