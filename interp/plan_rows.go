@@ -61,16 +61,20 @@ func rowKernelOp(n *ir.Node) bool {
 // rows computes a row kernel with the one-pass-per-row algorithm of the
 // generated kernels: every op's result is one row of the rows (all axes but
 // the last) the kernel shares; for each row, the ops run in order on that
-// row only (the element-wise ops leading to the row reduction, the
-// reduction accumulating over the row, the element-wise tail reading its
-// result), and only the kernel's outputs are stored whole. It reports false,
-// computing nothing, for a kernel outside that form (an op of another kind,
-// two reductions, results over different rows, an operand that is a view of
-// a value of the kernel); RunPlan then computes it op by op.
+// row only (the element-wise ops leading to a row reduction, the reduction
+// accumulating over the row, the element-wise ops reading its result, and
+// so on for each reduction), and only the kernel's outputs are stored
+// whole. It reports false, computing nothing, for a kernel outside that
+// form (an op of another kind, a reduction after one that keeps the whole
+// row, results over different rows, an operand that is a view of a value
+// of the kernel); RunPlan then computes it op by op.
 func (kr *kernelRun) rows() (bool, error) {
 	nodes := kr.k.Nodes
 	var dom []int
-	reductions := 0
+	// whole: a reduction of the kernel so far keeps the whole row (softmax,
+	// top-k); only per-row statistics (sum, mean, max) may come before
+	// another reduction, as in the generated kernels.
+	whole := false
 	steps := make([]*rowStep, len(nodes))
 	for i, n := range nodes {
 		if len(n.Outs) != 1 || !rowKernelOp(n) {
@@ -89,9 +93,10 @@ func (kr *kernelRun) rows() (bool, error) {
 			return false, nil
 		}
 		if n.Op.Info().Pattern == ir.Reduction {
-			if reductions++; reductions > 1 {
+			if whole {
 				return false, nil
 			}
+			whole = shape[len(shape)-1] != 1
 		}
 		steps[i] = &rowStep{n: n, shape: shape, width: shape[len(shape)-1]}
 	}

@@ -6,9 +6,12 @@ import (
 )
 
 // rows groups element-wise chains and trees over the same rows (all axes but
-// the last) into one kernel with at most one reduction along the row:
-// RMSNorm, residual add + RMSNorm (writing both the sum and the normalised
-// value), softmax with its pre- and post-processing. Every value read outside
+// the last) into one kernel with reductions along the row: RMSNorm, residual
+// add + RMSNorm (writing both the sum and the normalised value), softmax with
+// its pre- and post-processing. Reductions chain (each one a pass over the
+// row) while those before are per-row statistics (one value a row: sum,
+// mean, max): LayerNorm's mean and then the mean of squared deviations, a
+// norm after a residual add that a norm produced. Every value read outside
 // the kernel becomes one of its outputs.
 func rows(s *State) (int, error) {
 	changes := 0
@@ -18,10 +21,9 @@ func rows(s *State) (int, error) {
 		}
 		k := s.newKernel(plan.Row, n)
 		domain := rowDomain(n)
-		reductions := 0
-		if isReduction(n) {
-			reductions = 1
-		}
+		// stats: the kernel's reductions so far are per-row statistics
+		// (none is true as well), so another reduction may follow them.
+		stats := !isReduction(n) || rowStatistic(n)
 		for _, c := range s.Graph.Nodes[i+1:] {
 			if !s.assignable(c) {
 				continue
@@ -37,14 +39,14 @@ func rows(s *State) (int, error) {
 				s.explain(false, "row kernel of %s → %s %s: a %s op", n.Outs[0].Ref(), c.Op, c.Outs[0].Ref(), c.Op.Info().Pattern)
 			case !rowDomain(c).Equal(domain):
 				s.explain(false, "row kernel of %s → %s %s: rows %s differ from %s", n.Outs[0].Ref(), c.Op, c.Outs[0].Ref(), rowDomain(c), domain)
-			case isReduction(c) && reductions > 0:
-				s.explain(false, "row kernel of %s → %s %s: a second row reduction needs another pass over the row", n.Outs[0].Ref(), c.Op, c.Outs[0].Ref())
+			case isReduction(c) && !stats:
+				s.explain(false, "row kernel of %s → %s %s: a reduction after one that keeps the whole row (%s)", n.Outs[0].Ref(), c.Op, c.Outs[0].Ref(), lastReduction(k).Op)
 			case blocker != nil:
 				s.explain(false, "row kernel of %s → %s %s: its operand %s is computed from this kernel by another kernel", n.Outs[0].Ref(), c.Op, c.Outs[0].Ref(), blocker.Ref())
 			default:
 				s.add(k, c)
-				if isReduction(c) {
-					reductions++
+				if isReduction(c) && !rowStatistic(c) {
+					stats = false
 				}
 				s.explain(true, "row kernel of %s ← %s %s", n.Outs[0].Ref(), c.Op, c.Outs[0].Ref())
 				changes++
@@ -67,6 +69,29 @@ func rowOp(n *ir.Node) bool {
 }
 
 func isReduction(n *ir.Node) bool { return n.Op.Info().Pattern == ir.Reduction }
+
+// rowStatistic reports whether the reduction n leaves one value a row (its
+// last axis of size 1: sum, mean, max), which later passes over the row
+// read as a per-row scalar.
+func rowStatistic(n *ir.Node) bool {
+	s := n.Outs[0].Type.Shape
+	if len(s) == 0 {
+		return true
+	}
+	v, ok := s[len(s)-1].Value()
+	return ok && v == 1
+}
+
+// lastReduction is the last reduction of kernel k.
+func lastReduction(k *plan.Kernel) *ir.Node {
+	var last *ir.Node
+	for _, n := range k.Nodes {
+		if isReduction(n) {
+			last = n
+		}
+	}
+	return last
+}
 
 // rowDomain is the shape of the rows n works on: its output shape without
 // the last axis.

@@ -31,10 +31,12 @@ func (k *kgen) elementwiseKernel() (string, error) {
 // rowKernel generates a Row kernel: one block per row (grid-stride over
 // rows), the element-wise op tree of the kernel's nodes evaluated per
 // position with 8-wide vector loads and stores where rows are contiguous and
-// aligned, and at most one row reduction (sum, mean, max, softmax, top-k)
-// done with warp shuffles and a shared-memory block reduction. Values that
-// are constant along the row (per-row scalars, reduction results) are
-// computed once per row.
+// aligned, and row reductions (sum, mean, max, softmax, top-k) done with
+// warp shuffles and a shared-memory block reduction, each a pass over the
+// row: every one but the last a per-row statistic (sum, mean, max), which
+// the passes after it read (LayerNorm's mean, then its variance). Values
+// that are constant along the row (per-row scalars, reduction results) are
+// computed once per row, after the last reduction they depend on.
 func (k *kgen) rowKernel() (string, error) {
 	first := k.pk.Nodes[0]
 	out0 := shapeOf(first.Outs[0])
@@ -43,27 +45,24 @@ func (k *kgen) rowKernel() (string, error) {
 	}
 	r := len(out0) - 1
 	dom := out0[:r]
-	var red *ir.Node
+	// level is the number of the row's reductions a value needs: that of
+	// the last one it depends on, counting from 1 (0: none).
+	var reds []*ir.Node
+	level := map[*ir.Value]int{}
 	for _, n := range k.pk.Nodes {
-		if n.Op.Info().Pattern == ir.Reduction {
-			if red != nil {
-				return "", fmt.Errorf("row kernel %s has two reductions", k.pk.Name)
-			}
-			red = n
+		l := 0
+		for _, a := range n.Args {
+			l = max(l, level[rootOf(a)])
 		}
-	}
-	dependsRed := map[*ir.Value]bool{}
-	if red != nil {
-		for _, n := range k.pk.Nodes {
-			dep := n == red
-			for _, a := range n.Args {
-				if dependsRed[rootOf(a)] {
-					dep = true
-				}
+		if n.Op.Info().Pattern == ir.Reduction {
+			if m := len(reds); m > 0 && !rowStatistic(reds[m-1]) {
+				return "", fmt.Errorf("row kernel %s: %s after %s, which keeps the whole row", k.pk.Name, n.Op, reds[m-1].Op)
 			}
-			for _, o := range n.Outs {
-				dependsRed[o] = dep
-			}
+			reds = append(reds, n)
+			l = len(reds)
+		}
+		for _, o := range n.Outs {
+			level[o] = l
 		}
 	}
 
@@ -90,15 +89,21 @@ func (k *kgen) rowKernel() (string, error) {
 		return append(idx, jj)
 	}
 
-	var preW, aW, postW, bW writer
-	pre := newScope(&preW, nil)
-	post := newScope(&postW, pre)
-	hoist := func(v *ir.Value, idx []ix) *scope {
-		if dependsRed[rootOf(v)] {
-			return post
+	// scopes[i] holds the row-invariant values that need the first i
+	// reductions, written after the i-th reduction's pass (redW[i-1]).
+	scW := make([]writer, len(reds)+1)
+	redW := make([]writer, len(reds))
+	var bW writer
+	scopes := make([]*scope, len(reds)+1)
+	for i := range scopes {
+		var parent *scope
+		if i > 0 {
+			parent = scopes[i-1]
 		}
-		return pre
+		scopes[i] = newScope(&scW[i], parent)
 	}
+	post := scopes[len(reds)]
+	hoist := func(v *ir.Value, idx []ix) *scope { return scopes[level[rootOf(v)]] }
 	statLeaf := map[*ir.Value]string{}
 	var redLeaf func(e *evaluator, v *ir.Value, idx []ix) (string, bool, error)
 	leaf := func(e *evaluator, v *ir.Value, idx []ix) (string, bool, error) {
@@ -124,10 +129,13 @@ func (k *kgen) rowKernel() (string, error) {
 		}
 	}
 
-	if red != nil {
-		var err error
-		if redLeaf, err = k.rowReduction(red, &aW, pre, hoist, leaf, statLeaf, idxAt); err != nil {
+	for i, red := range reds {
+		rl, err := k.rowReduction(red, &redW[i], scopes[i], hoist, leaf, statLeaf, idxAt)
+		if err != nil {
 			return "", err
+		}
+		if rl != nil {
+			redLeaf = rl
 		}
 	}
 
@@ -153,7 +161,7 @@ func (k *kgen) rowKernel() (string, error) {
 			if err != nil {
 				return "", err
 			}
-			postW.line("if (threadIdx.x == 0) fz_st_%s(%s, %s);", dsuf(o.Type.DType), a, x)
+			post.w.line("if (threadIdx.x == 0) fz_st_%s(%s, %s);", dsuf(o.Type.DType), a, x)
 			continue
 		}
 		var g *group
@@ -220,12 +228,21 @@ func (k *kgen) rowKernel() (string, error) {
 		body.line("continue;")
 		body.close()
 	}
-	body.raw(preW.String())
-	body.raw(aW.String())
-	body.raw(postW.String())
+	body.raw(scW[0].String())
+	for i := range reds {
+		body.raw(redW[i].String())
+		body.raw(scW[i+1].String())
+	}
 	body.raw(bW.String())
 	body.close()
 	return body.String(), nil
+}
+
+// rowStatistic reports whether the reduction n leaves one value a row (sum,
+// mean, max: its last axis of size 1), a per-row scalar to later passes.
+func rowStatistic(n *ir.Node) bool {
+	s := shapeOf(n.Outs[0])
+	return len(s) > 0 && s[len(s)-1].isConst(1)
 }
 
 // rootOf follows views to the value they reinterpret.

@@ -122,8 +122,8 @@ func TestGenerateFold(t *testing.T) {
 			t.Errorf("kernel %s (load %v): in Fold %v, in forward %v", k.Name, k.Load, inFold, inForward)
 		}
 	}
-	if load != 6 || step != 9 {
-		t.Errorf("%d load and %d step kernels, want 6 and 9", load, step)
+	if load != 6 || step != 8 {
+		t.Errorf("%d load and %d step kernels, want 6 and 8", load, step)
 	}
 	for _, want := range []string{
 		"bufWnAiFolded runtime.Buffer",
