@@ -94,6 +94,9 @@ func (c Case) Graph() (*ir.Graph, error) {
 	if v, ok := strings.CutPrefix(c.Spec, "mat_"); ok && !isSpec(c.Spec) {
 		return MatLayer(v)
 	}
+	if v, ok := strings.CutPrefix(c.Spec, "ops_"); ok && !isSpec(c.Spec) {
+		return OpsLayer(v)
+	}
 	if c.Full {
 		file, src, ok := specs.Source(c.Spec)
 		if !ok {
@@ -293,6 +296,13 @@ func Cases(seed int64) []Case {
 			panic(err)
 		}
 		add("mat_"+mc.variant, false, "matmul and epilogue", mc.dims, g)
+	}
+	for _, dt := range opsDTypes {
+		g, err := OpsLayer(dt)
+		if err != nil {
+			panic(err)
+		}
+		add("ops_"+dt, false, "every op", map[string]int64{"B": r(1, 4), "S": odd(3, 9)}, g)
 	}
 	full, err := Case{Spec: specs.Default, Full: true}.Graph()
 	if err != nil {

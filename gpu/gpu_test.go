@@ -204,3 +204,34 @@ func TestEncodeDecode(t *testing.T) {
 		t.Errorf("i32: %v", got)
 	}
 }
+
+// TestSuiteRunsEveryOp checks that the device suite's cases, as written,
+// use every op of the language (attention is formed by the passes, from
+// the written softmax and matmuls) and lay out values in every dtype, so
+// that each is computed on the device at least once (issue #19).
+func TestSuiteRunsEveryOp(t *testing.T) {
+	ops := map[ir.Op]bool{}
+	dts := map[ir.DType]bool{}
+	for _, c := range Cases(DefaultSeed) {
+		g, err := c.Graph()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range g.Nodes {
+			ops[n.Op] = true
+			for _, o := range n.Outs {
+				dts[o.Type.DType] = true
+			}
+		}
+	}
+	for op := ir.OpInput; op.String() != "?"; op++ {
+		if !ops[op] && op != ir.OpAttention {
+			t.Errorf("no suite case computes %s", op)
+		}
+	}
+	for _, dt := range []ir.DType{ir.BF16, ir.F16, ir.F32, ir.FP8E4M3, ir.I32} {
+		if !dts[dt] {
+			t.Errorf("no suite case has a %s value", dt)
+		}
+	}
+}
