@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fuser-dev/fuser/frontend"
 	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/passes"
 	"github.com/fuser-dev/fuser/plan"
@@ -487,5 +488,50 @@ func TestRunPlanUnbound(t *testing.T) {
 	}
 	if stats.EmptySplits != 0 || stats.Tiles == 0 {
 		t.Fatalf("unexpected schedule: %+v", stats)
+	}
+}
+
+// TestRowTreeOneKernel checks that an element-wise tree whose leaves are
+// computed apart (tanh(x) * sigmoid(z), the square root of another input)
+// plans to one row kernel with the norm after it, not one kernel per
+// leaf, and that the kernel runs the one-pass algorithm and equals the
+// written graph.
+func TestRowTreeOneKernel(t *testing.T) {
+	g, err := frontend.Parse("tree.fu", `
+layer tree
+dim B, S
+input x : bf16[B, S, 40]
+input z : bf16[B, S, 40]
+input w : bf16[40]
+output y : bf16[B, S, 40]
+a = tanh(x) * sigmoid(z) + sqrt(z * z + 1)
+y = a * rsqrt(mean(a * a, axis=-1) + 1e-5) * w
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dims := map[string]int64{"B": 2, "S": 3}
+	st, err := passes.Run(g, passes.Fused, passes.Options{Dims: dims})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Plan.Kernels) != 1 {
+		var names []string
+		for _, k := range st.Plan.Kernels {
+			names = append(names, k.Name)
+		}
+		t.Fatalf("%d kernels %v, want one row kernel", len(st.Plan.Kernels), names)
+	}
+	in, err := RandomInputs(g, dims, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	onePass := func(kr *kernelRun) {
+		if ok, err := kr.rows(); err != nil || !ok {
+			t.Fatalf("row kernel %s: one-pass algorithm not taken (%v)", kr.k.Name, err)
+		}
+	}
+	if _, err := runPlanHook(st.Plan, dims, in, PlanOptions{CrossCheck: 1e-12}, onePass); err != nil {
+		t.Fatal(err)
 	}
 }

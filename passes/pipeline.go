@@ -85,7 +85,7 @@ var Fused = []Pass{
 	{Name: "sibling", Doc: "matmuls reading one input with param weights become one matmul over the weights joined at load, split", Run: sibling},
 	{Name: "fold", Doc: "ops of params and constants only move to the load stage, run once after the weights are loaded", Partial: true, Run: fold},
 	{Name: "epilogue", Doc: "matmul kernels absorb their element-wise consumers: bias, activation, residual, SwiGLU, RoPE, KV append", Partial: true, Run: epilogue},
-	{Name: "rows", Doc: "element-wise chains and trees with at most one row reduction become one kernel", Partial: true, Run: rows},
+	{Name: "rows", Doc: "element-wise chains and trees over the same rows become one kernel, with row reductions chained while those before are per-row statistics", Partial: true, Run: rows},
 	{Name: "kernels", Doc: "every remaining op becomes a kernel of its own; kernels ordered", Run: kernels},
 	{Name: "layout", Doc: "a value every reader reads through one permuting view is stored in the order they read it", Bound: true, Run: layout},
 	{Name: "memory", Doc: "liveness-based static arena with fixed offsets", Bound: true, Run: memory},

@@ -1,6 +1,8 @@
 package passes
 
 import (
+	"slices"
+
 	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/plan"
 )
@@ -11,10 +13,14 @@ import (
 // its pre- and post-processing. Reductions chain (each one a pass over the
 // row) while those before are per-row statistics (one value a row: sum,
 // mean, max): LayerNorm's mean and then the mean of squared deviations, a
-// norm after a residual add that a norm produced. Every value read outside
-// the kernel becomes one of its outputs.
+// norm after a residual add that a norm produced. An op that joins also
+// brings the element-wise ops over the same rows that compute its other
+// operands and that no other kernel reads (tanh(x) * sigmoid(z): the
+// sigmoid joins the tanh's kernel with the product). Every value read
+// outside the kernel becomes one of its outputs.
 func rows(s *State) (int, error) {
 	changes := 0
+	users := s.Graph.Users()
 	for i, n := range s.Graph.Nodes {
 		if !s.assignable(n) || !rowOp(n) {
 			continue
@@ -44,6 +50,7 @@ func rows(s *State) (int, error) {
 			case blocker != nil:
 				s.explain(false, "row kernel of %s → %s %s: its operand %s is computed from this kernel by another kernel", n.Outs[0].Ref(), c.Op, c.Outs[0].Ref(), blocker.Ref())
 			default:
+				changes += s.pullProducers(k, n, c, domain, users)
 				s.add(k, c)
 				if isReduction(c) && !rowStatistic(c) {
 					stats = false
@@ -53,7 +60,52 @@ func rows(s *State) (int, error) {
 			}
 		}
 	}
+	if changes > 0 {
+		s.sortKernelNodes()
+	}
 	return changes, nil
+}
+
+// pullProducers adds to the row kernel k (started at n) the producers of
+// c's operands that k may compute in c's place: unassigned element-wise row
+// ops over k's rows, read by no other kernel and through no view, with
+// their own such producers (first, so that each comes after what it reads
+// once the kernel's nodes are sorted). c's operands do not depend on k
+// (joinable), so neither do they. It returns how many joined.
+func (s *State) pullProducers(k *plan.Kernel, n, c *ir.Node, domain ir.Shape, users map[*ir.Value][]*ir.Node) int {
+	added := 0
+	for _, a := range c.Args {
+		p := a.Def
+		if p == nil || !s.assignable(p) || !rowOp(p) || isReduction(p) || len(p.Outs) != 1 || s.keptApart(p) != "" || !rowDomain(p).Equal(domain) {
+			continue
+		}
+		own := true
+		for _, u := range users[p.Outs[0]] {
+			if plan.IsView(u.Op) || (s.kernelOf[u] != nil && s.kernelOf[u] != k) {
+				own = false
+			}
+		}
+		if !own {
+			continue
+		}
+		added += s.pullProducers(k, n, p, domain, users)
+		s.add(k, p)
+		s.explain(true, "row kernel of %s ← %s %s (an operand of %s %s)", n.Outs[0].Ref(), p.Op, p.Outs[0].Ref(), c.Op, c.Outs[0].Ref())
+		added++
+	}
+	return added
+}
+
+// sortKernelNodes puts every kernel's nodes in graph order, which
+// pullProducers leaves behind the nodes that read them.
+func (s *State) sortKernelNodes() {
+	pos := map[*ir.Node]int{}
+	for i, n := range s.Graph.Nodes {
+		pos[n] = i
+	}
+	for _, k := range s.Plan.Kernels {
+		slices.SortFunc(k.Nodes, func(a, b *ir.Node) int { return pos[a] - pos[b] })
+	}
 }
 
 // rowOp reports whether n can be part of a row kernel: element-wise, or a
