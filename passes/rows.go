@@ -15,8 +15,8 @@ import (
 // mean, max): LayerNorm's mean and then the mean of squared deviations, a
 // norm after a residual add that a norm produced. An op that joins also
 // brings the element-wise ops over the same rows that compute its other
-// operands and that no other kernel reads (tanh(x) * sigmoid(z): the
-// sigmoid joins the tanh's kernel with the product). Every value read
+// operands from leaves and that nothing else reads (tanh(x) * sigmoid(z):
+// the sigmoid joins the tanh's kernel with the product). Every value read
 // outside the kernel becomes one of its outputs.
 func rows(s *State) (int, error) {
 	changes := 0
@@ -68,32 +68,56 @@ func rows(s *State) (int, error) {
 
 // pullProducers adds to the row kernel k (started at n) the producers of
 // c's operands that k may compute in c's place: unassigned element-wise row
-// ops over k's rows, read by no other kernel and through no view, with
-// their own such producers (first, so that each comes after what it reads
-// once the kernel's nodes are sorted). c's operands do not depend on k
-// (joinable), so neither do they. It returns how many joined.
+// ops over k's rows whose results only c or k's nodes read (graph outputs
+// aside) and whose operands are leaves (inputs, params, constants, through
+// views) or such producers in turn. They form a subtree private to k that
+// depends on nothing computed, so no dependence between kernels changes.
+// It returns how many joined.
 func (s *State) pullProducers(k *plan.Kernel, n, c *ir.Node, domain ir.Shape, users map[*ir.Value][]*ir.Node) int {
 	added := 0
 	for _, a := range c.Args {
-		p := a.Def
-		if p == nil || !s.assignable(p) || !rowOp(p) || isReduction(p) || len(p.Outs) != 1 || s.keptApart(p) != "" || !rowDomain(p).Equal(domain) {
+		var sub []*ir.Node
+		if !s.privateTree(a, k, c, domain, users, &sub) {
 			continue
 		}
-		own := true
-		for _, u := range users[p.Outs[0]] {
-			if plan.IsView(u.Op) || (s.kernelOf[u] != nil && s.kernelOf[u] != k) {
-				own = false
-			}
+		for _, p := range sub {
+			s.add(k, p)
+			s.explain(true, "row kernel of %s ← %s %s (an operand of %s %s)", n.Outs[0].Ref(), p.Op, p.Outs[0].Ref(), c.Op, c.Outs[0].Ref())
 		}
-		if !own {
-			continue
-		}
-		added += s.pullProducers(k, n, p, domain, users)
-		s.add(k, p)
-		s.explain(true, "row kernel of %s ← %s %s (an operand of %s %s)", n.Outs[0].Ref(), p.Op, p.Outs[0].Ref(), c.Op, c.Outs[0].Ref())
-		added++
+		added += len(sub)
 	}
 	return added
+}
+
+// privateTree reports whether v is a leaf (through views), or the result of
+// an unassigned element-wise row op over domain that only reader or k's
+// nodes read and whose operands are private trees too; it appends the ops
+// to sub, each after those it reads.
+func (s *State) privateTree(v *ir.Value, k *plan.Kernel, reader *ir.Node, domain ir.Shape, users map[*ir.Value][]*ir.Node, sub *[]*ir.Node) bool {
+	p := v.Def
+	for p != nil && plan.IsView(p.Op) && len(p.Args) > 0 && !p.Op.IsLeaf() {
+		p = p.Args[0].Def
+	}
+	if p == nil || p.Op.IsLeaf() || p.Op == ir.OpConst {
+		return true
+	}
+	if p != v.Def || !s.assignable(p) || !rowOp(p) || isReduction(p) || len(p.Outs) != 1 || s.keptApart(p) != "" || !rowDomain(p).Equal(domain) {
+		return false
+	}
+	for _, u := range users[p.Outs[0]] {
+		if u != reader && s.kernelOf[u] != k {
+			return false
+		}
+	}
+	for _, a := range p.Args {
+		if !s.privateTree(a, k, p, domain, users, sub) {
+			return false
+		}
+	}
+	if !slices.Contains(*sub, p) {
+		*sub = append(*sub, p)
+	}
+	return true
 }
 
 // sortKernelNodes puts every kernel's nodes in graph order, which
