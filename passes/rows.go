@@ -29,7 +29,7 @@ func rows(s *State) (int, error) {
 		domain := rowDomain(n)
 		// stats: the kernel's reductions so far are per-row statistics
 		// (none is true as well), so another reduction may follow them.
-		stats := !isReduction(n) || rowStatistic(n)
+		stats := !isReduction(n) || plan.RowStatistic(n)
 		for _, c := range s.Graph.Nodes[i+1:] {
 			if !s.assignable(c) {
 				continue
@@ -52,7 +52,7 @@ func rows(s *State) (int, error) {
 			default:
 				changes += s.pullProducers(k, n, c, domain, users)
 				s.add(k, c)
-				if isReduction(c) && !rowStatistic(c) {
+				if isReduction(c) && !plan.RowStatistic(c) {
 					stats = false
 				}
 				s.explain(true, "row kernel of %s ← %s %s", n.Outs[0].Ref(), c.Op, c.Outs[0].Ref())
@@ -145,18 +145,6 @@ func rowOp(n *ir.Node) bool {
 }
 
 func isReduction(n *ir.Node) bool { return n.Op.Info().Pattern == ir.Reduction }
-
-// rowStatistic reports whether the reduction n leaves one value a row (its
-// last axis of size 1: sum, mean, max), which later passes over the row
-// read as a per-row scalar.
-func rowStatistic(n *ir.Node) bool {
-	s := n.Outs[0].Type.Shape
-	if len(s) == 0 {
-		return true
-	}
-	v, ok := s[len(s)-1].Value()
-	return ok && v == 1
-}
 
 // lastReduction is the last reduction of kernel k.
 func lastReduction(k *plan.Kernel) *ir.Node {

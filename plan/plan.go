@@ -78,6 +78,20 @@ func IsView(op ir.Op) bool {
 	return op.IsLeaf()
 }
 
+// RowStatistic reports whether the row reduction n leaves one value a row
+// (sum, mean, max: its last axis of size 1), which later passes over the
+// row read as a per-row scalar: a row kernel chains reductions while those
+// before are statistics (the rows pass forms such kernels, codegen/cuda
+// generates them).
+func RowStatistic(n *ir.Node) bool {
+	s := n.Outs[0].Type.Shape
+	if len(s) == 0 {
+		return false
+	}
+	v, ok := s[len(s)-1].Value()
+	return ok && v == 1
+}
+
 // Finish computes every kernel's inputs and outputs from its nodes and
 // names the kernels. A value is an input when a kernel node reads it (through
 // views) and another kernel or the caller writes it; an output when it is

@@ -128,6 +128,7 @@ func (g *gemmModel) emitSplitWrite(w *writer, per ix) {
 func (g *gemmModel) emitTileEpilogue(w *writer, split bool, per ix) error {
 	ep := g.epi
 	tn := g.gemvTN()
+	// A split launch has a constant column count (gemmKernel checks it).
 	n, _ := g.n.value()
 	w.open("switch (seg) {")
 	for si := range ep.segs {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/fuser-dev/fuser/ir"
+	"github.com/fuser-dev/fuser/plan"
 )
 
 // elementwiseKernel generates a Row or Copy kernel: flat over chunks of
@@ -55,7 +56,7 @@ func (k *kgen) rowKernel() (string, error) {
 			l = max(l, level[rootOf(a)])
 		}
 		if n.Op.Info().Pattern == ir.Reduction {
-			if m := len(reds); m > 0 && !rowStatistic(reds[m-1]) {
+			if m := len(reds); m > 0 && !plan.RowStatistic(reds[m-1]) {
 				return "", fmt.Errorf("row kernel %s: %s after %s, which keeps the whole row", k.pk.Name, n.Op, reds[m-1].Op)
 			}
 			reds = append(reds, n)
@@ -236,13 +237,6 @@ func (k *kgen) rowKernel() (string, error) {
 	body.raw(bW.String())
 	body.close()
 	return body.String(), nil
-}
-
-// rowStatistic reports whether the reduction n leaves one value a row (sum,
-// mean, max: its last axis of size 1), a per-row scalar to later passes.
-func rowStatistic(n *ir.Node) bool {
-	s := shapeOf(n.Outs[0])
-	return len(s) > 0 && s[len(s)-1].isConst(1)
 }
 
 // rootOf follows views to the value they reinterpret.
