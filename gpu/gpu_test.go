@@ -134,7 +134,7 @@ func checkBytes(t *testing.T, name string, p *Plan, lay *Layout, ref *Reference)
 			data, err = ref.ValueBytes(b.Value)
 		case "state":
 			data, err = ref.StateBytes(b.Value, false)
-			if err == nil && appendOf(p.Plan.Graph, b.Value) != nil {
+			if err == nil && p.Plan.Graph.AppendOf(b.Value) != nil {
 				var after []byte
 				if after, err = ref.StateBytes(b.Value, true); err == nil && len(after) != len(data) {
 					t.Errorf("%s: state %s is %d bytes before the step, %d after", name, b.Value.Name, len(data), len(after))

@@ -122,7 +122,7 @@ func storageBytes(g *ir.Graph, v *ir.Value, dims map[string]int64) (int64, error
 		}
 		return pages * 2 * int64(sh[2]) * l.Page * int64(sh[4]) * v.Type.DType.Size(), nil
 	}
-	if app := appendOf(g, v); app != nil {
+	if app := g.AppendOf(v); app != nil {
 		var appended int64
 		for _, o := range app.Outs {
 			b, err := plan.Bytes(o, dims)
@@ -134,16 +134,6 @@ func storageBytes(g *ir.Graph, v *ir.Value, dims map[string]int64) (int64, error
 		n = max(n, appended)
 	}
 	return n, nil
-}
-
-// appendOf is the append writing state v, or nil.
-func appendOf(g *ir.Graph, v *ir.Value) *ir.Node {
-	for _, nd := range g.Nodes {
-		if nd.Op == ir.OpAppend && nd.Args[0] == v {
-			return nd
-		}
-	}
-	return nil
 }
 
 // Reference is what the CPU computes for one plan at one case: the leaves,
@@ -208,7 +198,7 @@ func (r *Reference) stateBytes(v *ir.Value, after bool, res *interp.Result) ([]b
 	if !ok {
 		return nil, fmt.Errorf("no state %s", v.Name)
 	}
-	app := appendOf(g, v)
+	app := g.AppendOf(v)
 	lay := v.Def.Attr.Layout
 	if app == nil || (lay != nil && lay.Kind != ir.Contiguous) {
 		return Encode(t.Data, v.Type.DType), nil

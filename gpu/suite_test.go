@@ -542,7 +542,7 @@ func (s *suite) layer(t *testing.T, l *Loaded, in *Instance, ref *Reference) (ma
 		}
 	}
 	for _, st := range g.States {
-		if appendOf(g, st) == nil {
+		if g.AppendOf(st) == nil {
 			continue
 		}
 		if err := cmp(st, "state "+st.Name, ref.Layer.States[st.Name]); err != nil {

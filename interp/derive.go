@@ -62,7 +62,7 @@ func stateExtents(g *ir.Graph, v *ir.Value, dims map[string]int64) (b, t, s int,
 	if len(shape) != 5 || shape[0] != 2 {
 		return 0, 0, 0, fmt.Errorf("a KV cache is declared [2, B, G, T, Dh], got %s", v.Type.Shape)
 	}
-	if ap := appendOf(g, v); ap != nil {
+	if ap := g.AppendOf(v); ap != nil {
 		k, err := ap.Args[1].Type.Shape.Eval(dims)
 		if err != nil {
 			return 0, 0, 0, err
@@ -70,16 +70,6 @@ func stateExtents(g *ir.Graph, v *ir.Value, dims map[string]int64) (b, t, s int,
 		s = k[2]
 	}
 	return shape[1], shape[3], s, nil
-}
-
-// appendOf returns the first append node writing state v, or nil.
-func appendOf(g *ir.Graph, v *ir.Value) *ir.Node {
-	for _, n := range g.Nodes {
-		if n.Op == ir.OpAppend && n.Args[0] == v {
-			return n
-		}
-	}
-	return nil
 }
 
 // unboundSym reports whether d is a single dim name not bound in dims.

@@ -91,7 +91,7 @@ func (m *machine) loadState(v *ir.Value, t *Tensor) error {
 	}
 	// The layout describes the cache after the step: its lengths count the
 	// S tokens the step appends, which the cache before the step lacks.
-	if ap := appendOf(m.g, v); ap != nil {
+	if ap := m.g.AppendOf(v); ap != nil {
 		k, err := m.shape(ap.Args[1])
 		if err != nil {
 			return err

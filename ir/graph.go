@@ -157,3 +157,14 @@ func (g *Graph) Users() map[*Value][]*Node {
 	}
 	return users
 }
+
+// AppendOf is the append writing state v, or nil. A contiguous state an
+// append writes is stored with room for the S new tokens: [2, B, G, T+S, Dh].
+func (g *Graph) AppendOf(v *Value) *Node {
+	for _, n := range g.Nodes {
+		if n.Op == OpAppend && n.Args[0] == v {
+			return n
+		}
+	}
+	return nil
+}

@@ -186,7 +186,7 @@ func (k *kgen) viewOf(v *ir.Value) (*view, error) {
 	if w, ok := k.views[v]; ok {
 		return w, nil
 	}
-	w, err := viewOf(v, k.layouts)
+	w, err := viewOf(v, k.g, k.layouts)
 	if err != nil {
 		return nil, fmt.Errorf("kernel %s: %w", k.pk.Name, err)
 	}

@@ -89,16 +89,16 @@ func storedAxes(shape []poly, l plan.Layout) []axisMap {
 	return axes
 }
 
-// viewOf builds the view of a value read from memory; layouts are the
-// plan's stored layouts (plan.Plan.Layouts).
-func viewOf(v *ir.Value, layouts map[*ir.Value]plan.Layout) (*view, error) {
+// viewOf builds the view of a value of graph g read from memory; layouts
+// are the plan's stored layouts (plan.Plan.Layouts).
+func viewOf(v *ir.Value, g *ir.Graph, layouts map[*ir.Value]plan.Layout) (*view, error) {
 	d := v.Def
 	if d != nil && plan.IsView(d.Op) && !d.Op.IsLeaf() {
 		switch d.Op {
 		case ir.OpConst, ir.OpSeqLens:
 			return nil, fmt.Errorf("%s is not stored in memory", v.Ref())
 		}
-		a, err := viewOf(d.Args[0], layouts)
+		a, err := viewOf(d.Args[0], g, layouts)
 		if err != nil {
 			return nil, err
 		}
@@ -110,7 +110,23 @@ func viewOf(v *ir.Value, layouts map[*ir.Value]plan.Layout) (*view, error) {
 	if d != nil && d.Op == ir.OpState && d.Attr.Layout != nil && d.Attr.Layout.Kind != ir.Contiguous {
 		return nil, fmt.Errorf("state %s with a %s layout is read only through append", v.Ref(), d.Attr.Layout.Kind)
 	}
+	if d != nil && d.Op == ir.OpState {
+		if app := g.AppendOf(v); app != nil {
+			return stateView(v, app), nil
+		}
+	}
 	return &view{buf: codegen.Buffer(v), dt: v.Type.DType, axes: storedAxes(shapeOf(v), layouts[v]), base: poly{}}, nil
+}
+
+// stateView is the view of contiguous state v ([2, B, G, T, Dh]) that
+// append app writes: its buffer holds [2, B, G, T+S, Dh], the T cached
+// tokens of each row first.
+func stateView(v *ir.Value, app *ir.Node) *view {
+	axes := rowMajor(append([]poly{pconst(2)}, shapeOf(app.Outs[0])...))
+	for i, s := range shapeOf(v) {
+		axes[i].subs[0].size = s
+	}
+	return &view{buf: v, dt: v.Type.DType, axes: axes, base: poly{}}
 }
 
 // cacheValueView is the view of a whole cache an append returns. A

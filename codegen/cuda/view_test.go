@@ -34,7 +34,7 @@ u = b
 			continue
 		}
 		v := n.Outs[0]
-		w, err := viewOf(v, nil)
+		w, err := viewOf(v, g, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", v.Ref(), err)
 		}
@@ -53,6 +53,61 @@ u = b
 		}
 		if count != B*14 {
 			t.Fatalf("%s: %d elements checked", v.Ref(), count)
+		}
+	}
+}
+
+// TestViewAppendedState: a contiguous state an append writes is stored as
+// [2, B, G, T+S, Dh], so a read of the state itself (here a matmul over
+// its rows, as in specgen's state_not_a_parameter) steps T+S tokens from
+// one head to the next, not T.
+func TestViewAppendedState(t *testing.T) {
+	src := `layer v
+dim B, S, T
+input  k : f32[B, 2, S, 3]
+input  v : f32[B, 2, S, 3]
+state  kv : f32[2, B, 2, T, 3]
+param  w : f32[3, 5]
+output y : f32[2, B, 2, T, 5]
+output K : f32[B, 2, S + T, 3]
+output V : f32[B, 2, S + T, 3]
+K, V = append(kv, k, v)
+y = kv @ w
+`
+	g, err := frontend.Parse("v.fu", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kv *ir.Value
+	for _, n := range g.Nodes {
+		if n.Op == ir.OpState {
+			kv = n.Outs[0]
+		}
+	}
+	w, err := viewOf(kv, g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dims := map[string]int64{"B": 3, "S": 5, "T": 6}
+	const B, S, T = 3, 5, 6
+	want := [][2]int64{{2, B * 2 * (T + S) * 3}, {B, 2 * (T + S) * 3}, {2, (T + S) * 3}, {T, 3}, {3, 1}}
+	if len(w.axes) != len(want) || len(w.base) != 0 {
+		t.Fatalf("view of %d axes at base %v, want %d at 0", len(w.axes), w.base, len(want))
+	}
+	for i, a := range w.axes {
+		if len(a.subs) != 1 || len(a.off) != 0 {
+			t.Fatalf("axis %d: %d digits, offset %v", i, len(a.subs), a.off)
+		}
+		size, err := a.subs[0].size.eval(dims)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stride, err := a.subs[0].stride.eval(dims)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if size != want[i][0] || stride != want[i][1] {
+			t.Errorf("axis %d: %d positions %d apart, want %d positions %d apart", i, size, stride, want[i][0], want[i][1])
 		}
 	}
 }

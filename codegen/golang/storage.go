@@ -23,10 +23,7 @@ func storageShape(g *ir.Graph, v *ir.Value, dims map[string]int64) ([]int64, err
 		}
 		return []int64{pages, 2, sh[2], l.Page, sh[4]}, nil // sh is [2, B, G, T, Dh]
 	}
-	for _, nd := range g.Nodes {
-		if nd.Op != ir.OpAppend || nd.Args[0] != v {
-			continue
-		}
+	if nd := g.AppendOf(v); nd != nil {
 		k, err := evalShape(nd.Outs[0], dims) // [B, G, T+S, Dh]
 		if err != nil {
 			return nil, err
