@@ -10,7 +10,9 @@ import (
 // GEMM tile sizes: GEMV tiles are gemvTN columns (slots) for a
 // K-contiguous right operand, gemvRowTN for any other layout (a
 // lane streams 8 contiguous columns of a row, a warp 512 bytes of bf16); the left
-// operand is staged gemvKC positions at a time; tensor-core tiles mmaBM ×
+// operand is staged gemvStaged/MR positions at a time for a pass of MR rows
+// (a whole K split at one row, so that no stage stalls the weight stream
+// mid-split); tensor-core tiles mmaBM ×
 // mmaBN with a K step of mmaBK.
 const (
 	gemvTN    = 32
@@ -18,7 +20,9 @@ const (
 	// gemvMR is the most rows of a CUDA-core GEMV pass (a body without
 	// the tensor-core GEMV; with it, a pass is one row).
 	gemvMR = 8
-	gemvKC = 512
+	// gemvStaged is the positions of the left operand a pass stages, over
+	// its rows: 4096 of one row, 512 of each of gemvMR rows.
+	gemvStaged = 4096
 	// gemvRowsInFlight is the rows of a row-major right operand a warp
 	// loads before it uses them.
 	gemvRowsInFlight = 8

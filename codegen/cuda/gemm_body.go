@@ -13,7 +13,7 @@ import (
 // more than plan.GemvCUDACoreRows rows in the launch's dynamic shared
 // memory (plan.GemvSharedBytes).
 const (
-	gemvAsFloats  = max(gemvMR*gemvKC, gemvRedFloats)
+	gemvAsFloats  = max(gemvStaged, gemvRedFloats)
 	gemvRedFloats = 12 * gemvRowTN
 	gemvResFloats = gemvMR * gemvRowTN
 )

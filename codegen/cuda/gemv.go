@@ -124,11 +124,11 @@ func (g *gemmModel) emitHelpers(w *writer) error {
 }
 
 // emitStageA writes the staging of rows r0..r0+MR-1, positions kc..kc+kl-1
-// of the left operand into As[MR][gemvKC] as f32 (zeros past mr and kl).
+// of the left operand into As[MR][KC] as f32 (zeros past mr and kl).
 func (g *gemmModel) emitStageA(w *writer) error {
 	k := g.k
-	w.open("for (int e = threadIdx.x; e < MR * %d; e += blockDim.x) {", gemvKC/8)
-	w.line("const int m = e / %d, c8 = (e %% %d) * 8;", gemvKC/8, gemvKC/8)
+	w.open("for (int e = threadIdx.x; e < MR * (KC / 8); e += blockDim.x) {")
+	w.line("const int m = e / (KC / 8), c8 = (e %% (KC / 8)) * 8;")
 	w.line("float v[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};")
 	w.open("if (m < mr && c8 < kl) {")
 	coords := g.coords(w, "ar", ixv("ub"), ixAdd(ixv("r0"), ixv("m")))
@@ -153,7 +153,7 @@ func (g *gemmModel) emitStageA(w *writer) error {
 		w.line("for (int i = 0; i < 8 && c8 + i < kl; i++) v[i] = fz_ld_%s(%s);", dsuf(g.av.dt), a)
 	}
 	w.close()
-	w.line("float4* dst = (float4*)(As + m * %d + c8);", gemvKC)
+	w.line("float4* dst = (float4*)(As + m * KC + c8);")
 	w.line("dst[0] = make_float4(v[0], v[1], v[2], v[3]); dst[1] = make_float4(v[4], v[5], v[6], v[7]);")
 	w.close()
 	return nil
@@ -167,6 +167,7 @@ func (g *gemmModel) emitGemvTile(w *writer) error {
 	w.line("template <int MR>")
 	w.open("FZ_DEV void @BODY@_gemv(%s, const i64 ub, const i64 r0, const int mr, const i64 k0, const i64 k1, const i64* scol, const int* svec, float* As, float* red, float* res) {", k.signature(false))
 	w.line("const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5, nw = blockDim.x >> 5;")
+	w.line("constexpr int KC = %d / MR;", gemvStaged)
 	ub := g.unitBatch(w, ixv("ub"))
 	bIdx := func(kk, nn ix) []ix { return g.operandIndex(g.b, ub, [2]ix{kk, nn}) }
 	bt := ctype(g.bv.dt)
@@ -192,8 +193,8 @@ func (g *gemmModel) emitGemvTile(w *writer) error {
 		w.line("bcol[i] = %s;", base)
 		w.line("bvec[i] = n >= 0 && wid + i * nw < %d && fz_aligned(bcol[i] + k0, %d);", gemvTN, vecAlign(g.bv.dt))
 		w.close()
-		w.open("for (i64 kc = k0; kc < k1; kc += %d) {", gemvKC)
-		w.line("const int kl = (int)fz_min64(%d, k1 - kc);", gemvKC)
+		w.open("for (i64 kc = k0; kc < k1; kc += KC) {")
+		w.line("const int kl = (int)fz_min64(KC, k1 - kc);")
 		w.line("__syncthreads();")
 		if err := g.emitStageA(w); err != nil {
 			return err
@@ -203,7 +204,7 @@ func (g *gemmModel) emitGemvTile(w *writer) error {
 		w.line("float a[MR][8];")
 		w.line("#pragma unroll")
 		w.open("for (int m = 0; m < MR; m++) {")
-		w.line("const float4 x0 = *(const float4*)(As + m * %d + kk), x1 = *(const float4*)(As + m * %d + kk + 4);", gemvKC, gemvKC)
+		w.line("const float4 x0 = *(const float4*)(As + m * KC + kk), x1 = *(const float4*)(As + m * KC + kk + 4);")
 		w.line("a[m][0] = x0.x; a[m][1] = x0.y; a[m][2] = x0.z; a[m][3] = x0.w; a[m][4] = x1.x; a[m][5] = x1.y; a[m][6] = x1.z; a[m][7] = x1.w;")
 		w.close()
 		w.line("#pragma unroll")
@@ -246,8 +247,8 @@ func (g *gemmModel) emitGemvTile(w *writer) error {
 	w.line("i64 col[8];")
 	w.line("#pragma unroll")
 	w.line("for (int c = 0; c < 8; c++) col[c] = scol[lane * 8 + c];")
-	w.open("for (i64 kc = k0; kc < k1; kc += %d) {", gemvKC)
-	w.line("const int kl = (int)fz_min64(%d, k1 - kc);", gemvKC)
+	w.open("for (i64 kc = k0; kc < k1; kc += KC) {")
+	w.line("const int kl = (int)fz_min64(KC, k1 - kc);")
 	w.line("__syncthreads();")
 	if err := g.emitStageA(w); err != nil {
 		return err
@@ -374,7 +375,7 @@ func (g *gemmModel) emitRowFMAs(w *writer, rs rowStream) {
 	w.line("%s", rs.use)
 	w.line("#pragma unroll")
 	w.open("for (int m = 0; m < MR; m++) {")
-	w.line("const float a = As[m * %d + kb];", gemvKC)
+	w.line("const float a = As[m * KC + kb];")
 	w.line("#pragma unroll")
 	w.line("for (int c = 0; c < 8; c++) acc[m][c] = fmaf(a, bi[c], acc[m][c]);")
 	w.close()
