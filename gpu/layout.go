@@ -103,37 +103,14 @@ func NewLayout(p *Plan) (*Layout, error) {
 	return l, nil
 }
 
-// storageBytes is codegen/golang's size of a leaf or output: a contiguous
-// cache holds its T cached tokens plus the S an append writes ([2, B, G,
-// T+S, Dh]); a paged cache is its pool ([Pages, 2, G, page, Dh]).
+// storageBytes is the size of the buffer holding a leaf or output
+// (ir.Graph.StorageShape), as codegen/golang allocates it.
 func storageBytes(g *ir.Graph, v *ir.Value, dims map[string]int64) (int64, error) {
-	n, err := plan.Bytes(v, dims)
-	if err != nil || v.Def == nil || v.Def.Op != ir.OpState {
-		return n, err
+	n, err := g.StorageShape(v).NumElements().Eval(dims)
+	if err != nil {
+		return 0, err
 	}
-	if l := v.Def.Attr.Layout; l != nil && l.Kind == ir.Paged {
-		pages, err := l.Pages.Eval(dims)
-		if err != nil {
-			return 0, err
-		}
-		sh, err := v.Type.Shape.Eval(dims)
-		if err != nil {
-			return 0, err
-		}
-		return pages * 2 * int64(sh[2]) * l.Page * int64(sh[4]) * v.Type.DType.Size(), nil
-	}
-	if app := g.AppendOf(v); app != nil {
-		var appended int64
-		for _, o := range app.Outs {
-			b, err := plan.Bytes(o, dims)
-			if err != nil {
-				return 0, err
-			}
-			appended += b
-		}
-		n = max(n, appended)
-	}
-	return n, nil
+	return n * v.Type.DType.Size(), nil
 }
 
 // Reference is what the CPU computes for one plan at one case: the leaves,
@@ -208,12 +185,12 @@ func (r *Reference) stateBytes(v *ir.Value, after bool, res *interp.Result) ([]b
 	if err != nil {
 		return nil, err
 	}
-	grown, err := app.Outs[0].Type.Shape.Eval(r.P.Dims) // [B, G, T+S, Dh]
+	grown, err := g.StorageShape(v).Eval(r.P.Dims) // [2, B, G, T+S, Dh]
 	if err != nil {
 		return nil, err
 	}
 	rows, tt, dh := sh[0]*sh[1]*sh[2], sh[3], sh[4]
-	ts := grown[2]
+	ts := grown[3]
 	size := int(v.Type.DType.Size())
 	out := make([]byte, rows*ts*dh*size)
 	for i := range out {

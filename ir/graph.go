@@ -158,8 +158,7 @@ func (g *Graph) Users() map[*Value][]*Node {
 	return users
 }
 
-// AppendOf is the append writing state v, or nil. A contiguous state an
-// append writes is stored with room for the S new tokens: [2, B, G, T+S, Dh].
+// AppendOf is the append writing state v, or nil.
 func (g *Graph) AppendOf(v *Value) *Node {
 	for _, n := range g.Nodes {
 		if n.Op == OpAppend && n.Args[0] == v {
@@ -167,4 +166,25 @@ func (g *Graph) AppendOf(v *Value) *Node {
 		}
 	}
 	return nil
+}
+
+// StorageShape is the shape of the buffer holding leaf or output v. A state
+// is sized for what the step leaves in it: a contiguous or ragged cache that
+// an append writes holds its T cached tokens plus the S new ones ([2, B, G,
+// T+S, Dh], each row's cached tokens first), a paged cache is its pool of
+// pages ([Pages, 2, G, page, Dh]); any other value is stored as its shape.
+func (g *Graph) StorageShape(v *Value) Shape {
+	sh := v.Type.Shape
+	if v.Def == nil || v.Def.Op != OpState || len(sh) != 5 {
+		return sh
+	}
+	if l := v.Def.Attr.Layout; l != nil && l.Kind == Paged {
+		return Shape{l.Pages, Const(2), sh[2], Const(l.Page), sh[4]}
+	}
+	if app := g.AppendOf(v); app != nil && len(app.Outs) == 2 {
+		if k := app.Outs[0].Type.Shape; len(k) == 4 {
+			return Shape{Const(2), k[0], k[1], k[2], k[3]}
+		}
+	}
+	return sh
 }

@@ -52,9 +52,12 @@ func (c *cacheView) index(idx []ix) []ix {
 }
 
 // shapeOf returns a value's shape as polynomials.
-func shapeOf(v *ir.Value) []poly {
-	out := make([]poly, len(v.Type.Shape))
-	for i, d := range v.Type.Shape {
+func shapeOf(v *ir.Value) []poly { return polysOf(v.Type.Shape) }
+
+// polysOf returns a shape as polynomials.
+func polysOf(sh ir.Shape) []poly {
+	out := make([]poly, len(sh))
+	for i, d := range sh {
 		out[i] = polyOf(d)
 	}
 	return out
@@ -111,18 +114,18 @@ func viewOf(v *ir.Value, g *ir.Graph, layouts map[*ir.Value]plan.Layout) (*view,
 		return nil, fmt.Errorf("state %s with a %s layout is read only through append", v.Ref(), d.Attr.Layout.Kind)
 	}
 	if d != nil && d.Op == ir.OpState {
-		if app := g.AppendOf(v); app != nil {
-			return stateView(v, app), nil
+		if g.AppendOf(v) != nil {
+			return stateView(v, g), nil
 		}
 	}
 	return &view{buf: codegen.Buffer(v), dt: v.Type.DType, axes: storedAxes(shapeOf(v), layouts[v]), base: poly{}}, nil
 }
 
-// stateView is the view of contiguous state v ([2, B, G, T, Dh]) that
-// append app writes: its buffer holds [2, B, G, T+S, Dh], the T cached
-// tokens of each row first.
-func stateView(v *ir.Value, app *ir.Node) *view {
-	axes := rowMajor(append([]poly{pconst(2)}, shapeOf(app.Outs[0])...))
+// stateView is the view of contiguous state v ([2, B, G, T, Dh]) that an
+// append writes: its buffer holds [2, B, G, T+S, Dh] (ir.Graph.StorageShape),
+// the T cached tokens of each row first.
+func stateView(v *ir.Value, g *ir.Graph) *view {
+	axes := rowMajor(polysOf(g.StorageShape(v)))
 	for i, s := range shapeOf(v) {
 		axes[i].subs[0].size = s
 	}
