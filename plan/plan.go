@@ -16,8 +16,10 @@ type Strategy int
 
 // The kernel strategies.
 const (
-	// Row is an element-wise kernel over rows (the last axis), with at most one
-	// row reduction; RMSNorm and residual add + RMSNorm are Row kernels.
+	// Row is an element-wise kernel over rows (the last axis), its row
+	// reductions chained while those before are per-row statistics
+	// (RowStatistic); RMSNorm, LayerNorm and residual add + RMSNorm are Row
+	// kernels.
 	Row Strategy = iota
 	// Reduce reduces over an axis other than the last.
 	Reduce

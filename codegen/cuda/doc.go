@@ -4,11 +4,12 @@
 //
 // Kernel bodies are generated from the ops of each kernel: the element-wise
 // op tree of Row and Copy kernels (vectorised 16-byte loads and stores with
-// a scalar path for any other access), one row reduction per Row kernel
-// (warp shuffles and a shared-memory block reduction), reductions over
-// other axes, KV-cache appends, GEMMs with their epilogue inserted in the
-// store phase (a GEMV path with split-K for up to 64 rows: CUDA cores up
-// to 8, above that mma.sync over a cp.async ring of the weight, read once;
+// a scalar path for any other access), a Row kernel's chain of row
+// reductions, one pass over the row each (warp shuffles and a
+// shared-memory block reduction), reductions over other axes, KV-cache
+// appends, GEMMs with their epilogue inserted in the store phase (a GEMV
+// path with split-K for up to 64 rows: CUDA cores for one row, above that
+// mma.sync over a cp.async ring of the weight, read once;
 // a tensor-core path with mma.sync, ldmatrix and a cp.async pipeline for
 // more; chosen at run time), and flash attention (split-KV decode with GQA packing and a
 // log-sum-exp merge, tiled prefill). Every kernel reads its operands
