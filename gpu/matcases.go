@@ -9,7 +9,7 @@ import (
 )
 
 // matLayer is one matmul with an epilogue, at sizes no tile divides: the
-// GEMV (B·S ≤ 64 rows, tensor cores above 8) and tensor-core GEMM paths,
+// GEMV (B·S ≤ 64 rows, tensor cores above one) and tensor-core GEMM paths,
 // split-K and not, each epilogue the passes fuse into a matmul.
 const matLayer = `
 layer mat_{{name}}
@@ -62,9 +62,10 @@ func MatLayer(variant string) (*ir.Graph, error) {
 	return frontend.Parse("mat_"+variant+".fu", src)
 }
 
-// matCases are the matmul cases: rows M = B·S of 1, 2, 3, 7, 8, 9, 15 and
-// 16 (GEMV; row chunks of 1, 2, 4 and 8 and their remainders) and 17, 63
-// and 65 (tensor-core GEMM), K and N multiples of 8 and not. A K of 4104
+// matCases are the matmul cases: rows M = B·S of 1, 2, 3, 7, 8, 9, 15, 16,
+// 17 and 63 (GEMV: CUDA cores for one row and for operands not 16-byte
+// aligned, tensor cores in n8 tiles of 1, 2, 4 and 8 otherwise) and 65
+// (tensor-core GEMM), K and N multiples of 8 and not. A K of 4104
 // over N of 120 splits K (one column tile fills few SMs); N of 1000 streams
 // whole 256-column tiles and a partial one.
 func matCases() []struct {

@@ -114,7 +114,8 @@ func gemmLaunch(s *State, mm *ir.Node, eval func(ir.Dim) int64) *plan.Launch {
 	if _, constN := out[len(out)-1].Value(); constN && 2*blocks <= s.Target.SMs {
 		split = plan.GemvSplits(kk, max(1, min(s.Target.SMs/blocks, kk/gemvMinSplitK)))
 	}
-	l := &plan.Launch{Variant: plan.VariantGemv, Grid: [3]int64{ceilDiv(n, plan.GemvCols), batch, split}, Block: gemvBlock, SharedBytes: plan.GemvSharedBytes(m), Launches: 1, Splits: split, Tile: [2]int64{m, plan.GemvCols}}
+	wgmma := s.Target.WGMMA && m > plan.GemvCUDACoreRows
+	l := &plan.Launch{Variant: plan.VariantGemv, Grid: [3]int64{ceilDiv(n, plan.GemvCols), batch, split}, Block: gemvBlock, SharedBytes: plan.GemvSharedBytes(m, wgmma), Launches: 1, Splits: split, Tile: [2]int64{m, plan.GemvCols}, WGMMA: wgmma}
 	if split > 1 {
 		// One f32 partial per split, unit (the grid's batch), row and column.
 		l.WorkspaceFloats = split * l.Grid[1] * l.Tile[0] * n

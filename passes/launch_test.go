@@ -176,3 +176,43 @@ func TestSplitGemvResident(t *testing.T) {
 		t.Errorf("kernels not planned: %v", want)
 	}
 }
+
+// TestGemvTensorCoreLaunch checks the GEMV launches of the Llama-3-8B
+// decode step: above one row a unit the tensor-core ring in dynamic shared
+// memory, wgmma on the H200 (stages in its canonical layouts, aligned to
+// 1024 bytes) and mma.sync on the A100; none at one row.
+func TestGemvTensorCoreLaunch(t *testing.T) {
+	g := load(t, "llama3_8b")
+	tests := []struct {
+		target plan.Target
+		b      int64
+		wgmma  bool
+		smem   int64
+	}{
+		{plan.H200, 1, false, 0},
+		{plan.H200, 16, true, 6*(32*256*2+64*32*2) + 1024},
+		{plan.H200, 64, true, 6*(32*256*2+64*32*2) + 1024},
+		{plan.A100, 1, false, 0},
+		{plan.A100, 16, false, 6 * (32*256*2 + 64*(32*2+16))},
+	}
+	for _, tt := range tests {
+		st, err := passes.Run(g, passes.Fused, passes.Options{Dims: map[string]int64{"B": tt.b, "S": 1, "T": 4096}, Target: tt.target})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, k := range st.Plan.Kernels {
+			l := k.Launch
+			if l.Variant != plan.VariantGemv {
+				continue
+			}
+			n++
+			if l.WGMMA != tt.wgmma || l.SharedBytes != tt.smem || strings.Contains(l.String(), "wgmma") != tt.wgmma {
+				t.Errorf("%s B=%d %s: %s with %d bytes of dynamic shared memory, want wgmma %v and %d bytes", tt.target.Name, tt.b, k.Name, l, l.SharedBytes, tt.wgmma, tt.smem)
+			}
+		}
+		if n != 4 {
+			t.Errorf("%s B=%d: %d GEMV launches, want 4", tt.target.Name, tt.b, n)
+		}
+	}
+}

@@ -43,23 +43,35 @@ func GemvSplits(k, want int64) int64 {
 // The tensor-core GEMV streams the weight through a ring of GemvRingStages
 // stages in dynamic shared memory, each GemvRingRows rows of K by GemvCols
 // columns (16-bit) and the same positions of up to GemvMaxRows rows of the
-// left operand, each row padded to GemvRingXRowBytes so that the rows a
-// B fragment reads lie in distinct banks.
+// left operand. With mma.sync each row of the left operand is padded to
+// GemvRingXRowBytes, so that the rows a B fragment reads lie in distinct
+// banks; with wgmma the stage is in the operands' canonical layouts
+// (codegen/cuda/device/gemv_wgmma.cuh): the rows unpadded, the weight tile
+// 128-byte swizzled, so that the stages start GemvWGAlign-byte aligned.
 const (
 	GemvRingStages    = 6
 	GemvRingRows      = 32
 	GemvRingXRowBytes = GemvRingRows*2 + 16
-	// GemvRingStageBytes is one stage: the weight tile, then the rows.
+	// GemvRingStageBytes is one mma.sync stage: the weight tile, then the
+	// rows.
 	GemvRingStageBytes = GemvRingRows*GemvCols*2 + GemvMaxRows*GemvRingXRowBytes
+	// GemvWGStageBytes is one wgmma stage, GemvWGAlign the alignment of
+	// its start.
+	GemvWGStageBytes = GemvRingRows*GemvCols*2 + GemvMaxRows*GemvRingRows*2
+	GemvWGAlign      = 1024
 )
 
 // GemvSharedBytes is the dynamic shared memory of a GEMV launch of m rows
 // a unit: the tensor-core ring above GemvCUDACoreRows rows (which its tile
-// sums reuse once the ring is drained), none up to them. The GEMV body
-// (codegen/cuda) lays out the same bytes.
-func GemvSharedBytes(m int64) int64 {
+// sums reuse once the ring is drained), none up to them; with wgmma, the
+// ring and the bytes that align its start. The GEMV body (codegen/cuda)
+// lays out the same bytes.
+func GemvSharedBytes(m int64, wgmma bool) int64 {
 	if m <= GemvCUDACoreRows {
 		return 0
+	}
+	if wgmma {
+		return GemvRingStages*GemvWGStageBytes + GemvWGAlign
 	}
 	return GemvRingStages * GemvRingStageBytes
 }

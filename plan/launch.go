@@ -43,6 +43,9 @@ type Launch struct {
 	// Dependent: the kernel is launched as a programmatic dependent of the
 	// kernel before it (Target.DependentLaunch).
 	Dependent bool `json:",omitempty"`
+	// WGMMA: the GEMV's tensor-core path (more than GemvCUDACoreRows rows)
+	// issues wgmma from shared memory (Target.WGMMA), not mma.sync.
+	WGMMA bool `json:",omitempty"`
 }
 
 // String prints the launch as grid(x,y,z)×block.
@@ -59,6 +62,9 @@ func (l *Launch) String() string {
 	}
 	if l.Dependent {
 		s += " dependent"
+	}
+	if l.WGMMA {
+		s += " wgmma"
 	}
 	return s
 }

@@ -29,12 +29,22 @@ var testDims = []map[string]int64{
 	{"B": 2, "S": 40, "T": 9},
 }
 
+// portableSpecs are the specs also planned for the A100 (sm_80: the
+// mma.sync tensor-core GEMV, no wgmma or TMA): TestNVRTC compiles those
+// plans for sm_80, and the architecture guards of the row, element-wise and
+// GEMM kernels with them (TestFlashNVRTC compiles every attention kernel
+// for sm_80).
+var portableSpecs = map[string]bool{"tiny": true}
+
 // testConfig is one planned spec.
 type testConfig struct {
 	spec, plan string
 	dims       map[string]int64
-	graph      *ir.Graph
-	plan_      *plan.Plan
+	// target is the GPU the plan is sized for: plan.H200, or plan.A100
+	// for portableSpecs.
+	target plan.Target
+	graph  *ir.Graph
+	plan_  *plan.Plan
 }
 
 func (c testConfig) String() string {
@@ -47,7 +57,11 @@ func (c testConfig) String() string {
 	for _, k := range keys {
 		parts = append(parts, fmt.Sprintf("%s=%d", k, c.dims[k]))
 	}
-	return c.spec + "/" + c.plan + "/" + strings.Join(parts, ",")
+	s := c.spec + "/" + c.plan + "/" + strings.Join(parts, ",")
+	if c.target.Name != plan.H200.Name {
+		s += "@" + c.target.Name
+	}
+	return s
 }
 
 // bindDims completes dims for a graph: L defaults to 5, derived page dims.
@@ -109,16 +123,22 @@ func testConfigs(t testing.TB) []testConfig {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, pl := range []string{"fused", "unfused"} {
-				pipeline := passes.Fused
-				if pl == "unfused" {
-					pipeline = passes.Unfused
+			targets := []plan.Target{plan.H200}
+			if portableSpecs[name] {
+				targets = append(targets, plan.A100)
+			}
+			for _, tg := range targets {
+				for _, pl := range []string{"fused", "unfused"} {
+					pipeline := passes.Fused
+					if pl == "unfused" {
+						pipeline = passes.Unfused
+					}
+					st, err := passes.Run(g, pipeline, passes.Options{Dims: full, Target: tg, SIMTAttention: *simtFlag})
+					if err != nil {
+						t.Fatalf("%s %s %s: %v", name, pl, tg.Name, err)
+					}
+					out = append(out, testConfig{spec: name, plan: pl, dims: full, target: tg, graph: g, plan_: st.Plan})
 				}
-				st, err := passes.Run(g, pipeline, passes.Options{Dims: full, SIMTAttention: *simtFlag})
-				if err != nil {
-					t.Fatalf("%s %s: %v", name, pl, err)
-				}
-				out = append(out, testConfig{spec: name, plan: pl, dims: full, graph: g, plan_: st.Plan})
 			}
 		}
 	}

@@ -26,6 +26,7 @@ const (
 	libAttentionFlash   = "attention_flash.cuh"
 	libAttentionCascade = "attention_cascade.cuh"
 	libGemvMMA          = "gemv_mma.cuh"
+	libGemvWGMMA        = "gemv_wgmma.cuh"
 )
 
 // library is one file of device code under device/.
@@ -42,6 +43,7 @@ var libraries = []library{
 	{"prelude.cuh", true},
 	{"row_softmax.cuh", true},
 	{libGemvMMA, false},
+	{libGemvWGMMA, false},
 	{libAttentionBulk, false},
 	{libAttentionFlash, false},
 	{libAttentionCascade, false},

@@ -9,7 +9,8 @@
 // shared-memory block reduction), reductions over other axes, KV-cache
 // appends, GEMMs with their epilogue inserted in the store phase (a GEMV
 // path with split-K for up to 64 rows: CUDA cores for one row, above that
-// mma.sync over a cp.async ring of the weight, read once;
+// tensor cores over a cp.async ring of the weight, read once: wgmma where
+// the launch says so (Launch.WGMMA, sm_90a), mma.sync otherwise;
 // a tensor-core path with mma.sync, ldmatrix and a cp.async pipeline for
 // more; chosen at run time), and flash attention (split-KV decode with GQA packing and a
 // log-sum-exp merge, tiled prefill). Every kernel reads its operands
@@ -41,7 +42,7 @@
 //     waiting blocks need: the step's kernels run on one stream.
 //   - Pointers must be 16-byte aligned for the vector paths to be taken;
 //     any alignment is correct.
-//   - A GEMV launch of more than 8 rows takes plan.GemvSharedBytes of
+//   - A GEMV launch of more than one row takes plan.GemvSharedBytes of
 //     dynamic shared memory (Launch.SharedBytes).
 //   - Every entry calls fz_grid_sync before it touches memory the step
 //     writes: launched as a programmatic dependent (Launch.Dependent) it

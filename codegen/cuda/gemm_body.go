@@ -194,7 +194,11 @@ func (g *gemmModel) mainBody(split bool) (string, error) {
 	w.line("float* As = smem; float* red = smem;")
 	if g.gemvMMA() {
 		w.line("extern __shared__ __align__(128) unsigned char fz_gemv_dsm[];")
-		w.line("unsigned char* ring = fz_gemv_dsm;")
+		if g.gemvWGMMA() {
+			w.line("unsigned char* ring = fz_gemv_dsm + ((%du - (fz_smem_addr(fz_gemv_dsm) & %du)) & %du);", plan.GemvWGAlign, plan.GemvWGAlign-1, plan.GemvWGAlign-1)
+		} else {
+			w.line("unsigned char* ring = fz_gemv_dsm;")
+		}
 		w.line("float* res = %s > %d ? (float*)ring : smem + %d;", g.rows(), plan.GemvCUDACoreRows, gemvAsFloats)
 	} else {
 		w.line("float* res = smem + %d;", gemvAsFloats)

@@ -110,7 +110,12 @@ func (g *gemmModel) emitHelpers(w *writer) error {
 	if err := g.emitGemvTile(w); err != nil {
 		return err
 	}
-	if g.gemvMMA() {
+	switch {
+	case g.gemvWGMMA():
+		if err := g.emitGemvWGMMA(w); err != nil {
+			return err
+		}
+	case g.gemvMMA():
 		if err := g.emitGemvMMA(w); err != nil {
 			return err
 		}

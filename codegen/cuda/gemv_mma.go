@@ -7,8 +7,9 @@ import (
 	"github.com/fuser-dev/fuser/plan"
 )
 
-// The tensor-core GEMV (device/gemv_mma.cuh): 2 to 64 rows of a unit
-// over a row-major 16-bit weight, which is read once for all of them; on
+// The mma.sync tensor-core GEMV (device/gemv_mma.cuh; a launch on sm_90a
+// takes the wgmma one, gemv_wgmma.go): 2 to 64 rows of a unit over a
+// row-major 16-bit weight, which is read once for all of them; on
 // CUDA cores each row costs 8 FMAs a weight element, and 8 rows already
 // take half the FP32 units at HBM speed. A block of 8 warps covers the
 // tile's gemvRowTN columns, 64 a warp: warps 0-3 take the
@@ -37,26 +38,11 @@ func (g *gemmModel) gemvMMA() bool {
 // Every copy past the operands (K past k1, rows past mr, columns past the
 // tile) is a zero fill, so that the MMAs run without a bounds test.
 func (g *gemmModel) emitGemvMMA(w *writer) error {
-	k := g.k
 	stages := plan.GemvRingStages
-	w.line("template <int NB>")
-	w.open("FZ_DEV void @BODY@_gemvtc(%s, const i64 ub, const i64 r0, const int mr, const i64 k0, const i64 k1, const i64* scol, unsigned char* ring, float* res) {", k.signature(false))
-	w.line("const int tid = threadIdx.x, wid = tid >> 5, wn = wid & 3, wk = wid >> 2;")
-	ub := g.unitBatch(w, ixv("ub"))
-	w.line("// This thread copies column group wc of weight rows (tid >> 5) + 8i, and")
-	w.line("// positions xc .. xc+7 of left-operand row xm, of every stage.")
-	w.line("const int wc = tid & 31, xm = tid >> 2, xc = (tid & 3) * 8;")
-	w.line("const i64 col = scol[wc * 8], cl = col >= 0 ? col : 0;")
-	ap, err := g.aRowAddr(w, "xr", ixv("(xm < mr ? xm : mr - 1)"))
+	wa, err := g.gemvTCOpen(w, "wid = tid >> 5, wn = wid & 3, wk = wid >> 2")
 	if err != nil {
 		return err
 	}
-	w.line("const u16* ap = %s;", ap)
-	wa, err := k.addr(g.b, g.operandIndex(g.b, ub, [2]ix{ixv("kr"), ixv("cl")}))
-	if err != nil {
-		return err
-	}
-	w.line("const i64 nst = (k1 - k0 + %d) / %d;", plan.GemvRingRows-1, plan.GemvRingRows)
 	w.open("auto issue = [&](i64 st) {")
 	w.line("unsigned char* sb = ring + (st %% %d) * %d;", stages, plan.GemvRingStageBytes)
 	w.line("const i64 kb = k0 + st * %d;", plan.GemvRingRows)
@@ -176,6 +162,35 @@ func (g *gemmModel) emitTCFlag(w *writer) error {
 	return nil
 }
 
+// gemvTCOpen opens a tensor-core GEMV tile function (emitGemvMMA,
+// emitGemvWGMMA) through its stage count nst, declaring tid and the
+// path's warp numbering ids, and returns the address of weight row kr at
+// this thread's column: it copies column group wc of weight rows
+// (tid >> 5) + 8i, and positions xc .. xc+7 of left-operand row xm (at
+// ap), of every stage.
+func (g *gemmModel) gemvTCOpen(w *writer, ids string) (string, error) {
+	k := g.k
+	w.line("template <int NB>")
+	w.open("FZ_DEV void @BODY@_gemvtc(%s, const i64 ub, const i64 r0, const int mr, const i64 k0, const i64 k1, const i64* scol, unsigned char* ring, float* res) {", k.signature(false))
+	w.line("const int tid = threadIdx.x, %s;", ids)
+	ub := g.unitBatch(w, ixv("ub"))
+	w.line("// This thread copies column group wc of weight rows (tid >> 5) + 8i, and")
+	w.line("// positions xc .. xc+7 of left-operand row xm, of every stage.")
+	w.line("const int wc = tid & 31, xm = tid >> 2, xc = (tid & 3) * 8;")
+	w.line("const i64 col = scol[wc * 8], cl = col >= 0 ? col : 0;")
+	ap, err := g.aRowAddr(w, "xr", ixv("(xm < mr ? xm : mr - 1)"))
+	if err != nil {
+		return "", err
+	}
+	w.line("const u16* ap = %s;", ap)
+	wa, err := k.addr(g.b, g.operandIndex(g.b, ub, [2]ix{ixv("kr"), ixv("cl")}))
+	if err != nil {
+		return "", err
+	}
+	w.line("const i64 nst = (k1 - k0 + %d) / %d;", plan.GemvRingRows-1, plan.GemvRingRows)
+	return wa, nil
+}
+
 // aRowAddr declares (with prefix pre) the coordinates of the chunk's row m
 // (r0 + m) of the left operand and returns the address of its first
 // position.
@@ -186,7 +201,10 @@ func (g *gemmModel) aRowAddr(w *writer, pre string, m ix) (string, error) {
 
 // libs are the device libraries the GEMM kernel's helpers use.
 func (g *gemmModel) libs() []string {
-	if g.gemvMMA() {
+	switch {
+	case g.gemvWGMMA():
+		return []string{libGemvWGMMA}
+	case g.gemvMMA():
 		return []string{libGemvMMA}
 	}
 	return nil

@@ -128,7 +128,7 @@ func kernelSource(t *testing.T, m *Module, name string) string {
 func findConfig(t *testing.T, spec, pl string, s int64) testConfig {
 	t.Helper()
 	for _, c := range testConfigs(t) {
-		if c.spec == spec && c.plan == pl && c.dims["S"] == s {
+		if c.spec == spec && c.plan == pl && c.dims["S"] == s && c.target.Name == plan.H200.Name {
 			return c
 		}
 	}

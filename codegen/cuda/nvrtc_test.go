@@ -17,29 +17,20 @@ import (
 
 var nvrtcSpecs = flag.String("nvrtc.specs", "", "comma-separated specs TestNVRTC compiles (default: all)")
 
-var nvrtcAll = flag.Bool("nvrtc.all", false, "compile every spec's fused and unfused plans at every test binding for every arch (default: see nvrtcDefault)")
+var nvrtcAll = flag.Bool("nvrtc.all", false, "compile every spec's fused and unfused plans at every test binding (default: see nvrtcDefault)")
 
 // nvrtcWide are the specs whose fused and unfused plans compile at every
 // test binding by default: tensor-core GEMMs, attention at head dims 128,
 // 256, 64 and 4, and the unfused plans' single-op kernels; every other
 // spec's fused plan compiles at the first binding. (A GEMM kernel takes
-// NVRTC several seconds; every plan at every binding and for both
-// architectures is 40 CPU-minutes, more than make test's budget.)
+// NVRTC several seconds; every plan at every binding is more than make
+// test's budget.)
 var nvrtcWide = map[string]bool{"llama3_8b": true, "gemma2_softcap": true, "paged_decode": true, "tiny": true}
-
-var nvrtcArchs = flag.String("nvrtc.archs", "sm_90a,sm_80", "architectures TestNVRTC compiles for")
-
-// nvrtcPortable are the specs compiled by default for the architectures
-// after the first of -nvrtc.archs (sm_80: the GEMM, row and element-wise
-// kernels' architecture guards; TestFlashNVRTC compiles every attention
-// kernel for sm_80); every spec compiles for the first (the target,
-// sm_90a).
-var nvrtcPortable = map[string]bool{"tiny": true}
 
 // nvrtcDefault reports whether TestNVRTC compiles config c without
 // -nvrtc.all or -test.dims.
 func nvrtcDefault(c testConfig) bool {
-	return nvrtcWide[c.spec] || (c.plan == "fused" && c.dims["S"] == testDims[0]["S"])
+	return nvrtcWide[c.spec] || portableSpecs[c.spec] || (c.plan == "fused" && c.dims["S"] == testDims[0]["S"])
 }
 
 // ptxasGolden is the table of every kernel's registers, shared memory and
@@ -48,9 +39,9 @@ func nvrtcDefault(c testConfig) bool {
 const ptxasGolden = "testdata/ptxas.txt"
 
 // TestNVRTC compiles the modules of every spec (see nvrtcDefault) for
-// sm_90a (and sm_80, see nvrtcPortable), and fails on any compile error or
-// register spill; the ptxas report of every kernel is checked against
-// ptxasGolden.
+// their target's architecture (sm_90a; sm_80 for portableSpecs' A100
+// plans), and fails on any compile error or register spill; the ptxas
+// report of every kernel is checked against ptxasGolden.
 func TestNVRTC(t *testing.T) {
 	cfgs := testConfigs(t)
 	var mu sync.Mutex
@@ -70,42 +61,36 @@ func TestNVRTC(t *testing.T) {
 			t.Errorf("%s: %v", c, err)
 			continue
 		}
-		sum := sha256.Sum256([]byte(m.Source))
+		sum := sha256.Sum256([]byte(c.target.Arch + "\x00" + m.Source))
 		if seen[sum] {
-			continue // an identical module was compiled already: its rows are the first config's
+			continue // an identical module was compiled for the arch already: its rows are the first config's
 		}
 		seen[sum] = true
-		for i, arch := range strings.Split(*nvrtcArchs, ",") {
-			if i > 0 && !*nvrtcAll && *nvrtcSpecs == "" && !nvrtcPortable[c.spec] {
-				continue
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(c testConfig, arch string) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			res, err := nvrtc.Compile(m.Source, c.spec+".cu", arch)
+			if err != nil {
+				t.Errorf("%s %s: %v", c, arch, err)
+				return
 			}
-			wg.Add(1)
-			sem <- struct{}{}
-			go func(c testConfig, arch string) {
-				defer wg.Done()
-				defer func() { <-sem }()
-				res, err := nvrtc.Compile(m.Source, c.spec+".cu", arch)
-				if err != nil {
-					t.Errorf("%s %s: %v", c, arch, err)
-					return
+			if len(res.Kernels) == 0 {
+				t.Errorf("%s %s: no ptxas report", c, arch)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, k := range res.Kernels {
+				if k.Spills() {
+					t.Errorf("%s %s: %s spills (%d bytes stores, %d bytes loads, %d registers)", c, arch, k.Name, k.SpillStores, k.SpillLoads, k.Registers)
 				}
-				if len(res.Kernels) == 0 {
-					t.Errorf("%s %s: no ptxas report", c, arch)
-				}
-				mu.Lock()
-				defer mu.Unlock()
-				for _, k := range res.Kernels {
-					if k.Spills() {
-						t.Errorf("%s %s: %s spills (%d bytes stores, %d bytes loads, %d registers)", c, arch, k.Name, k.SpillStores, k.SpillLoads, k.Registers)
-					}
-					rows = append(rows, fmt.Sprintf("%-52s %-6s %-40s %4d %6d %4d", c, arch, k.Name, k.Registers, k.SharedBytes, k.StackBytes))
-				}
-			}(c, arch)
-		}
+				rows = append(rows, fmt.Sprintf("%-52s %-6s %-40s %4d %6d %4d", c, arch, k.Name, k.Registers, k.SharedBytes, k.StackBytes))
+			}
+		}(c, c.target.Arch)
 	}
 	wg.Wait()
-	defaults := *nvrtcSpecs == "" && !*nvrtcAll && *dimsFlag == "" && !*simtFlag &&
-		*nvrtcArchs == flag.Lookup("nvrtc.archs").DefValue
+	defaults := *nvrtcSpecs == "" && !*nvrtcAll && *dimsFlag == "" && !*simtFlag
 	sort.Strings(rows)
 	if !defaults {
 		t.Logf("ptxas report (not checked against %s with -nvrtc.* or -test.dims flags):\n%s", ptxasGolden, strings.Join(rows, "\n"))

@@ -1,6 +1,7 @@
 /*
- * The tensor-core GEMV for 2 to 64 rows over a row-major 16-bit weight
- * (codegen/cuda/gemv_mma.go instantiates it). The weight is the A operand
+ * The mma.sync tensor-core GEMV for 2 to 64 rows over a row-major 16-bit
+ * weight (codegen/cuda/gemv_mma.go instantiates it where the launch does
+ * not take wgmma: sm_80). The weight is the A operand
  * of mma.sync m16n8k16 and the rows of the left operand its B operand, so
  * that the weight, read once, feeds every row: y^T = W^T x^T.
  *

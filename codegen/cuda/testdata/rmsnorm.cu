@@ -51,69 +51,97 @@ FZ_DEV void fzb_e1df01ac6d560780(const u16* __restrict__ p0, const u16* __restri
     }
   }
 }
-FZ_DEV int fz_gemv_swz(int row) { return ((row >> 1) & 3) << 1; }
+// fz_gemv_wg_woff is the byte offset in a stage of 16-byte chunk wc (the
+// tile's columns 8wc .. 8wc+7) of weight row r; rows is the stage's rows.
+FZ_DEV int fz_gemv_wg_woff(int r, int wc, int rows) { return (wc >> 3) * rows * 128 + r * 128 + (((wc & 7) ^ (r & 7)) << 4); }
+// fz_gemv_wg_xoff is the byte offset in a stage of chunk c (positions
+// 8c .. 8c+7) of left-operand row n; wbytes is the stage's weight tile.
+FZ_DEV int fz_gemv_wg_xoff(int n, int c, int rows, int wbytes) { return wbytes + (n >> 3) * rows * 16 + c * 128 + (n & 7) * 16; }
+// fz_wg_desc is a wgmma shared-memory matrix descriptor: the address, the
+// leading and stride byte offsets (16-byte units) and the swizzle mode
+// (0 none, 1 128-byte).
+FZ_DEV u64 fz_wg_desc(u32 addr, u32 lbo, u32 sbo, u32 swz) {
+  return (u64)((addr & 0x3ffffu) >> 4) | ((u64)(lbo >> 4) << 16) | ((u64)(sbo >> 4) << 32) | ((u64)swz << 62);
+}
+FZ_DEV void fz_fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+FZ_DEV void fz_wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+FZ_DEV void fz_wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int N> FZ_DEV void fz_wgmma_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;" :: "n"(N) : "memory"); }
+// fz_wgmma_tn<N, BF16> accumulates into d (N/2 values a thread) the m64nNk16
+// product of the M-major A at da and the K-major B at db.
+template <int N, bool BF16> FZ_DEV void fz_wgmma_tn(float* d, u64 da, u64 db);
+#define FZ_WGMMA_TN8(BF, T) \
+  template <> __device__ __forceinline__ void fz_wgmma_tn<8, BF>(float* d, u64 da, u64 db) { \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %6, 0;\n" \
+      "wgmma.mma_async.sync.aligned.m64n8k16.f32." T "." T " {%0, %1, %2, %3}, %4, %5, p, 1, 1, 1, 0;\n}\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]) \
+      : "l"(da), "l"(db), "n"(1)); \
+  }
+FZ_WGMMA_TN8(true, "bf16")
+FZ_WGMMA_TN8(false, "f16")
+#undef FZ_WGMMA_TN8
+#define FZ_WGMMA_TN16(BF, T) \
+  template <> __device__ __forceinline__ void fz_wgmma_tn<16, BF>(float* d, u64 da, u64 db) { \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n" \
+      "wgmma.mma_async.sync.aligned.m64n16k16.f32." T "." T " {%0, %1, %2, %3, %4, %5, %6, %7}, %8, %9, p, 1, 1, 1, 0;\n}\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]) \
+      : "l"(da), "l"(db), "n"(1)); \
+  }
+FZ_WGMMA_TN16(true, "bf16")
+FZ_WGMMA_TN16(false, "f16")
+#undef FZ_WGMMA_TN16
+#define FZ_WGMMA_TN32(BF, T) \
+  template <> __device__ __forceinline__ void fz_wgmma_tn<32, BF>(float* d, u64 da, u64 db) { \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n" \
+      "wgmma.mma_async.sync.aligned.m64n32k16.f32." T "." T " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, %17, p, 1, 1, 1, 0;\n}\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]) \
+      : "l"(da), "l"(db), "n"(1)); \
+  }
+FZ_WGMMA_TN32(true, "bf16")
+FZ_WGMMA_TN32(false, "f16")
+#undef FZ_WGMMA_TN32
+#define FZ_WGMMA_TN64(BF, T) \
+  template <> __device__ __forceinline__ void fz_wgmma_tn<64, BF>(float* d, u64 da, u64 db) { \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n" \
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32." T "." T " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 1, 0;\n}\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]) \
+      : "l"(da), "l"(db), "n"(1)); \
+  }
+FZ_WGMMA_TN64(true, "bf16")
+FZ_WGMMA_TN64(false, "f16")
+#undef FZ_WGMMA_TN64
 
-// fz_gemv_ring_step adds this warp's 16-row step of one ring stage to
-// acc[nb][j][]: w is the stage's weight tile (cols 16-bit columns a row,
-// swizzled), x its left-operand rows (xw words a row).
+// fz_gemv_wg_stage issues warpgroup wg's wgmmas over the ring stage at
+// shared address sb (rows positions, a multiple of 16; 8·NB rows of the
+// left operand) and waits for them, so that the stage may be refilled.
 template <int NB, bool BF16>
-FZ_DEV void fz_gemv_ring_step(float (*acc)[4][4], const u16* w, const u32* x, int cols, int xw, int wn, int wk) {
-  const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-  const int off[4] = {0, 1, 8, 9};
-  uint4 r[4];
+FZ_DEV void fz_gemv_wg_stage(float (*acc)[NB * 4], u32 sb, int wg, int rows, int wbytes) {
+  fz_wgmma_fence();
 #pragma unroll
-  for (int q = 0; q < 4; q++) {
-    const int row = 16 * wk + 2 * t + off[q];
-    r[q] = *(const uint4*)(w + row * cols + ((wn * 8 + g) ^ fz_gemv_swz(row)) * 8);
+  for (int s = 0; s < rows / 16; s++) {
+    const u64 db = fz_wg_desc(sb + wbytes + s * 256, 128, rows * 16, 0);
+#pragma unroll
+    for (int t = 0; t < 2; t++)
+      fz_wgmma_tn<NB * 8, BF16>(acc[t], fz_wg_desc(sb + (2 * wg + t) * rows * 128 + s * 16 * 128, 16, 1024, 1), db);
   }
-  u32 b[NB][2];
-#pragma unroll
-  for (int nb = 0; nb < NB; nb++) {
-    b[nb][0] = x[(nb * 8 + g) * xw + 8 * wk + t];
-    b[nb][1] = x[(nb * 8 + g) * xw + 8 * wk + t + 4];
-  }
-  const u32* r0 = (const u32*)&r[0];
-  const u32* r1 = (const u32*)&r[1];
-  const u32* r2 = (const u32*)&r[2];
-  const u32* r3 = (const u32*)&r[3];
-#pragma unroll
-  for (int j = 0; j < 4; j++) {
-    u32 a[4];
-    a[0] = __byte_perm(r0[j], r1[j], 0x5410);
-    a[1] = __byte_perm(r0[j], r1[j], 0x7632);
-    a[2] = __byte_perm(r2[j], r3[j], 0x5410);
-    a[3] = __byte_perm(r2[j], r3[j], 0x7632);
-#pragma unroll
-    for (int nb = 0; nb < NB; nb++) {
-      if (BF16) fz_mma_bf16(acc[nb][j], a, b[nb]);
-      else fz_mma_f16(acc[nb][j], a, b[nb]);
-    }
-  }
+  fz_wgmma_commit();
+  fz_wgmma_wait<0>();
 }
 
-// fz_gemv_mma_store writes (add: adds) the warp's sums to res[m * tn + c],
-// c the warp's first column c0 plus the thread's: D row g of MMA j is
-// column 8g+2j, row g+8 column 8g+2j+1; D columns 2t, 2t+1 are rows
-// nb*8+2t and nb*8+2t+1 of the left operand. A thread so holds columns
-// 8g .. 8g+7 of its two rows, which it stores as two 16-byte words each.
+// fz_gemv_wg_store writes warpgroup wg's sums to res[n * tn + c]: row n of
+// the left operand, column c of the tile.
 template <int NB>
-FZ_DEV void fz_gemv_mma_store(float (*acc)[4][4], float* res, int tn, int c0, bool add) {
-  const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+FZ_DEV void fz_gemv_wg_store(float (*acc)[NB * 4], float* res, int tn, int wg) {
+  const int w = (threadIdx.x >> 5) & 3, g = (threadIdx.x & 31) >> 2, q = threadIdx.x & 3;
 #pragma unroll
-  for (int nb = 0; nb < NB; nb++)
+  for (int t = 0; t < 2; t++)
 #pragma unroll
-    for (int h = 0; h < 2; h++) {
-      float4* p = (float4*)(res + (nb * 8 + 2 * t + h) * tn + c0 + g * 8);
-      float4 v0 = make_float4(acc[nb][0][h], acc[nb][0][h + 2], acc[nb][1][h], acc[nb][1][h + 2]);
-      float4 v1 = make_float4(acc[nb][2][h], acc[nb][2][h + 2], acc[nb][3][h], acc[nb][3][h + 2]);
-      if (add) {
-        const float4 a0 = p[0], a1 = p[1];
-        v0.x += a0.x; v0.y += a0.y; v0.z += a0.z; v0.w += a0.w;
-        v1.x += a1.x; v1.y += a1.y; v1.z += a1.z; v1.w += a1.w;
-      }
-      p[0] = v0;
-      p[1] = v1;
-    }
+    for (int i = 0; i < NB * 4; i++)
+      res[(8 * (i >> 2) + 2 * q + (i & 1)) * tn + 128 * wg + 64 * t + 16 * w + g + 8 * ((i >> 1) & 1)] = acc[t][i];
 }
 static __device__ const double fz_rope_411e848000000000_128[64] = {
   1.0, 0.81461723385654472, 0.66360123769608848, 0.54058100463576697, 
