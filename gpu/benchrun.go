@@ -302,17 +302,11 @@ func (b *Bench) Plan(l *Loaded, leaves *Reference) (PlanBench, error) {
 	}
 	total := plan.Total(costs)
 	pb.ModelBytes, pb.ModelFlops = total.Bytes(), total.Flops
-	in, err := l.Alloc()
+	in, err := l.Prepare(leaves)
 	if err != nil {
 		return pb, err
 	}
 	defer in.Free()
-	if err := in.Reset(leaves); err != nil {
-		return pb, err
-	}
-	if err := in.Arena.Memset(0, in.Arena.Bytes, 0); err != nil {
-		return pb, err
-	}
 	if err := b.D.Ctx.Synchronize(); err != nil {
 		return pb, err
 	}

@@ -59,8 +59,10 @@ type Loaded struct {
 	D      *Device
 	P      *Plan
 	Layout *Layout
-	// entries follow P.Kernels; nil for a kernel not generated.
+	// entries and modules follow P.Kernels; nil for a kernel not
+	// generated.
 	entries [][]*runtime.Kernel
+	modules []*runtime.Module
 }
 
 // Load loads p's generated kernels.
@@ -69,7 +71,7 @@ func (d *Device) Load(p *Plan) (*Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Loaded{D: d, P: p, Layout: lay, entries: make([][]*runtime.Kernel, len(p.Kernels))}
+	l := &Loaded{D: d, P: p, Layout: lay, entries: make([][]*runtime.Kernel, len(p.Kernels)), modules: make([]*runtime.Module, len(p.Kernels))}
 	for i, k := range p.Kernels {
 		if k.Err != nil {
 			continue
@@ -78,6 +80,7 @@ func (d *Device) Load(p *Plan) (*Loaded, error) {
 		if err != nil {
 			return nil, fmt.Errorf("kernel %s: %w", k.Plan.Name, err)
 		}
+		l.modules[i] = m
 		for _, e := range k.CUDA.Entries {
 			fn, err := m.Kernel(e)
 			if err != nil {
@@ -94,6 +97,22 @@ type Instance struct {
 	L     *Loaded
 	Own   []runtime.Buffer
 	Arena runtime.Buffer
+}
+
+// Prepare allocates an instance holding leaves' inputs and states, its
+// arena zeroed: the buffers of a step about to run. The caller frees it.
+func (l *Loaded) Prepare(leaves *Reference) (*Instance, error) {
+	in, err := l.Alloc()
+	if err != nil {
+		return nil, err
+	}
+	if err := in.Reset(leaves); err != nil {
+		return nil, errors.Join(err, in.Free())
+	}
+	if err := in.Arena.Memset(0, in.Arena.Bytes, 0); err != nil {
+		return nil, errors.Join(err, in.Free())
+	}
+	return in, nil
 }
 
 // Alloc allocates an instance (zeroed).

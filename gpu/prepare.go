@@ -92,11 +92,26 @@ func NewPlanSplit(g *ir.Graph, dims map[string]int64, fused bool, splitKeys int6
 	return p, nil
 }
 
+// Timeline is p with every kernel's module generated with the timeline
+// probes (cuda.Options.Timeline): its own images, computing the same, for
+// Bench.Timeline.
+func (p *Plan) Timeline() *Plan {
+	t := *p
+	t.Kernels = nil
+	for _, k := range p.Kernels {
+		t.Kernels = append(t.Kernels, generateWith(p.Plan, k.Plan, cuda.Options{Timeline: true}))
+	}
+	return &t
+}
+
 // generate makes the one-kernel module of k.
-func generate(p *plan.Plan, k *plan.Kernel) *Kernel {
+func generate(p *plan.Plan, k *plan.Kernel) *Kernel { return generateWith(p, k, cuda.Options{}) }
+
+// generateWith makes the one-kernel module of k with codegen options opt.
+func generateWith(p *plan.Plan, k *plan.Kernel, opt cuda.Options) *Kernel {
 	one := *p
 	one.Kernels = []*plan.Kernel{k}
-	m, err := cuda.Generate(&one)
+	m, err := cuda.GenerateWith(&one, opt)
 	if err != nil {
 		return &Kernel{Plan: k, Err: err}
 	}

@@ -28,17 +28,11 @@ func (b *Bench) Once(l *Loaded, leaves *Reference) ([]ProfiledKernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	in, err := l.Alloc()
+	in, err := l.Prepare(leaves)
 	if err != nil {
 		return nil, err
 	}
 	defer in.Free()
-	if err := in.Reset(leaves); err != nil {
-		return nil, err
-	}
-	if err := in.Arena.Memset(0, in.Arena.Bytes, 0); err != nil {
-		return nil, err
-	}
 	var out []ProfiledKernel
 	for i, k := range p.Kernels {
 		pk := ProfiledKernel{Plan: PlanName(p.Fused), Kernel: k.Plan.Name, Strategy: k.Plan.Strategy.String(),

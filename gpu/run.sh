@@ -15,6 +15,10 @@
 #   memcheck.log            compute-sanitizer --tool memcheck on a representative run
 #   racecheck.log           compute-sanitizer --tool racecheck on the same run
 #   fuser_bench.txt/.json   fuser bench: kernels, steps, ceilings
+#   fuser_bench_timeline.*  each bench dims' fused step as one graph replay of its
+#                           timeline modules: when each kernel's blocks enter,
+#                           pass their dependent-launch wait and return
+#                           (fuser bench -timeline)
 #   fuser_bench_serial.*    the first dims' fused step again without dependent
 #                           launches (fuser bench -dependent=false)
 #   fuser_bench_base.*      the fused step of another revision, when make
@@ -97,6 +101,10 @@ if [ "${SKIP_COMPARE:-0}" != 1 ]; then
 	step compare "$out/compare.log" env PYTHONUNBUFFERED=1 python3 "$cmp" --ours "$out/fuser_bench.json" --out "$out"
 fi
 if [ "${SKIP_BENCH:-0}" != 1 ]; then
+	# Where the fused step's time goes: each kernel of one graph replay.
+	step bench_timeline "$out/fuser_bench_timeline.txt" "$here/fuser" bench "$BENCH_SPEC" "${dims[@]}" -kernels "$here/kernels" \
+		-reps 30 -unfused=false -timeline -json-out "$out/fuser_bench_timeline.json"
+	grep -E 'span|step:' "$out/fuser_bench_timeline.txt" >>"$out/summary.txt"
 	# The fused step of the first bench dims again with every kernel
 	# starting when the one before it ends: what dependent launch buys.
 	step bench_serial "$out/fuser_bench_serial.txt" "$here/fuser" bench "$BENCH_SPEC" -dims "${BENCH_DIMS%% *}" -kernels "$here/kernels" \

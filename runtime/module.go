@@ -35,6 +35,17 @@ func (m *Module) Unload() error {
 	return nil
 }
 
+// Global is the device variable name of the module (a global of its
+// source, such as the timeline probes' fz_timeline): its address and
+// size. The module owns it; the buffer must not be freed.
+func (m *Module) Global(name string) (Buffer, error) {
+	p, n, err := m.m.Global(name)
+	if err != nil {
+		return Buffer{}, fmt.Errorf("runtime: global %s: %w", name, err)
+	}
+	return Buffer{Ptr: DevicePtr(p), Bytes: n}, nil
+}
+
 // Kernel is an entry function of a module.
 type Kernel struct {
 	Name string

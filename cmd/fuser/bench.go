@@ -55,6 +55,8 @@ type benchTarget struct {
 	KVBytes int64         `json:"kv_bytes,omitempty"`
 	Fused   gpu.PlanBench `json:"fused"`
 	Unfused gpu.PlanBench `json:"unfused"`
+	// Timeline is the fused step's kernels on one graph replay (-timeline).
+	Timeline *gpu.Timeline `json:"timeline,omitempty"`
 }
 
 func runBench(args []string, w io.Writer) error {
@@ -71,6 +73,7 @@ func runBench(args []string, w io.Writer) error {
 	splitKeys := fs.Int64("split-keys", 0, "fix decode attention's split size in keys (deterministic mode; 0: the launch plan's split)")
 	dependent := fs.Bool("dependent", true, "launch kernels as programmatic dependents where the device allows it (false: each kernel starts when the one before it ends, the ablation)")
 	jsonOut := fs.String("json-out", "", "also write the JSON to this file (the table still goes to stdout)")
+	timeline := fs.Bool("timeline", false, "also replay the fused step with the timeline probes and print when each kernel's blocks enter, pass their wait and return")
 	pos, err := parseArgs(fs, args, 1, benchUsage)
 	if err != nil {
 		return err
@@ -158,6 +161,15 @@ func runBench(args []string, w io.Writer) error {
 			pp.dst.Round()
 			if !*asJSON {
 				printPlanBench(w, t, *pp.dst)
+			}
+		}
+		if *timeline {
+			leaves.P = fused
+			if t.Timeline, err = b.Timeline(fused, leaves); err != nil {
+				return fmt.Errorf("timeline %s: %w", gpu.DimsString(dims), err)
+			}
+			if !*asJSON {
+				printTimeline(w, *reps, t.Timeline)
 			}
 		}
 		t.KVBytes = kvBytes(fused)

@@ -69,15 +69,32 @@ type generated struct {
 	waits bool
 }
 
+// Options change what Generate emits around the kernels.
+type Options struct {
+	// Timeline defines FZ_TIMELINE and brackets every entry with the
+	// timeline probes of device/prelude.cuh (fz_timeline: when the
+	// kernel's blocks enter, pass fz_grid_sync and return), for fuser
+	// bench -timeline. The kernels compute the same.
+	Timeline bool
+}
+
 // Generate emits one self-contained CUDA translation unit for the plan.
 // Sizes come from the graph's dims at run time (the int64 dim parameters);
 // constants of the graph are baked in. Identical kernel bodies are emitted
 // once. The workspace of split-KV partials is the largest any attention
 // kernel's launch asks for (plan.Launch.WorkspaceFloats); a split-K GEMV
 // declares its own.
-func Generate(p *plan.Plan) (*Module, error) {
+func Generate(p *plan.Plan) (*Module, error) { return GenerateWith(p, Options{}) }
+
+// GenerateWith is Generate with options.
+func GenerateWith(p *plan.Plan, opt Options) (*Module, error) {
 	var src strings.Builder
 	src.WriteString(moduleHeader)
+	enter, exit := "", ""
+	if opt.Timeline {
+		src.WriteString("#define FZ_TIMELINE\n")
+		enter, exit = " fz_tl_enter();", " fz_tl_exit();"
+	}
 	held := map[string]bool{}
 	if err := writeLibraries(&src, nil, held); err != nil {
 		return nil, err
@@ -121,8 +138,8 @@ func Generate(p *plan.Plan) (*Module, error) {
 			if gen.waits {
 				wait = ""
 			}
-			fmt.Fprintf(&entries, "extern \"C\" __global__ void __launch_bounds__(%d, 1) %s%s(%s) {%s fzb_%s%s(%s); }\n",
-				k.nt, pk.Name, e.suffix, k.signature(true), wait, hash, e.suffix, k.args())
+			fmt.Fprintf(&entries, "extern \"C\" __global__ void __launch_bounds__(%d, 1) %s%s(%s) {%s%s fzb_%s%s(%s);%s }\n",
+				k.nt, pk.Name, e.suffix, k.signature(true), enter, wait, hash, e.suffix, k.args(), exit)
 		}
 		kern := Kernel{Name: pk.Name, Params: k.apiParams(), Block: k.nt, Hash: hash, Variants: map[plan.Variant][]string{}}
 		for v, sufs := range gen.variants {
@@ -154,7 +171,6 @@ func workspaceFloats(p *plan.Plan) int64 {
 	return n
 }
 
-// generateKernel dispatches on the kernel's strategy.
 // Emittable reports whether Generate can emit kernel pk of plan p: nil, or
 // the error its generator gives. The passes ask it (passes.Options.Check)
 // so that a fusion codegen cannot emit is undone before the plan is made.
@@ -163,6 +179,7 @@ func Emittable(p *plan.Plan, pk *plan.Kernel) error {
 	return err
 }
 
+// generateKernel dispatches on the kernel's strategy.
 func generateKernel(p *plan.Plan, pk *plan.Kernel) (*kgen, *generated, error) {
 	nt := 256
 	if pk.Launch != nil && pk.Launch.Block > 0 {

@@ -135,3 +135,45 @@ func findConfig(t *testing.T, spec, pl string, s int64) testConfig {
 	t.Fatalf("no config %s %s S=%d", spec, pl, s)
 	return testConfig{}
 }
+
+// TestTimeline checks the timeline module: FZ_TIMELINE defined once after
+// the header, every entry bracketed by the probes, and nothing else
+// changed (the probes taken out, it is the plain module).
+func TestTimeline(t *testing.T) {
+	c := findConfig(t, "llama3_8b", "fused", 3)
+	plain, err := Generate(c.plan_)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl, err := GenerateWith(c.plan_, Options{Timeline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(tl.Source, moduleHeader+"#define FZ_TIMELINE\n") || strings.Count(tl.Source, "#define FZ_TIMELINE") != 1 {
+		t.Errorf("the timeline module does not define FZ_TIMELINE once, after the header")
+	}
+	entries := 0
+	for _, k := range tl.Kernels {
+		for _, e := range k.Entries {
+			entries++
+			line := ""
+			for _, l := range strings.Split(tl.Source, "\n") {
+				if strings.Contains(l, " "+e+"(") {
+					line = l
+				}
+			}
+			if !strings.Contains(line, "{ fz_tl_enter();") || !strings.HasSuffix(line, "); fz_tl_exit(); }") {
+				t.Errorf("entry %s is not bracketed by the probes: %s", e, line)
+			}
+		}
+	}
+	if entries < len(c.plan_.Kernels) {
+		t.Errorf("%d entries for %d kernels", entries, len(c.plan_.Kernels))
+	}
+	back := strings.Replace(tl.Source, "#define FZ_TIMELINE\n", "", 1)
+	back = strings.ReplaceAll(back, " fz_tl_enter();", "")
+	back = strings.ReplaceAll(back, " fz_tl_exit();", "")
+	if back != plain.Source {
+		t.Errorf("the timeline module differs from the plain one beyond its probes")
+	}
+}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/fuser-dev/fuser/codegen/nvrtc"
 	"github.com/fuser-dev/fuser/internal/golden"
+	"github.com/fuser-dev/fuser/passes"
+	"github.com/fuser-dev/fuser/plan"
 )
 
 var nvrtcSpecs = flag.String("nvrtc.specs", "", "comma-separated specs TestNVRTC compiles (default: all)")
@@ -103,4 +105,38 @@ func TestNVRTC(t *testing.T) {
 		"# static shared memory bytes, stack bytes. Made by TestNVRTC; to accept a change:\n" +
 		"# go test -tags nvrtc ./codegen/cuda -run TestNVRTC -update\n"
 	golden.Check(t, ptxasGolden, header+strings.Join(rows, "\n")+"\n")
+}
+
+// TestTimelineNVRTC compiles the Llama-3-8B decode step's timeline module
+// (Options.Timeline) for sm_90a and sm_80 without spills: the probes
+// compile on both, fz_grid_sync's with and without dependent launch.
+func TestTimelineNVRTC(t *testing.T) {
+	c := findConfig(t, "llama3_8b", "fused", 3)
+	m, err := GenerateWith(c.plan_, Options{Timeline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, arch := range []string{plan.H200.Arch, plan.A100.Arch} {
+		if arch == plan.A100.Arch {
+			st, err := passes.Run(c.graph, passes.Fused, passes.Options{Dims: c.dims, Target: plan.A100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m, err = GenerateWith(st.Plan, Options{Timeline: true}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, err := nvrtc.Compile(m.Source, "timeline.cu", arch)
+		if err != nil {
+			t.Fatalf("%s: %v", arch, err)
+		}
+		if len(res.Kernels) == 0 {
+			t.Errorf("%s: no ptxas report", arch)
+		}
+		for _, k := range res.Kernels {
+			if k.Spills() {
+				t.Errorf("%s %s spills (%d bytes stores, %d bytes loads)", arch, k.Name, k.SpillStores, k.SpillLoads)
+			}
+		}
+	}
 }

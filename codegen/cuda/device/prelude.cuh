@@ -284,6 +284,29 @@ FZ_DEV void fz_mma_f16(float* d, const u32* a, const u32* b) {
   asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
+// Timeline probes, in a module that defines FZ_TIMELINE (codegen/cuda's
+// Options.Timeline, for fuser bench -timeline): thread 0 of every block
+// reads the global timer (ns) as the block enters its entry (fz_tl_enter),
+// passes fz_grid_sync and returns from its body (fz_tl_exit).
+// fz_timeline keeps, over every block and entry of the kernel, the first
+// entry, the first and the last passage and the last return; the host sets
+// it to {max, max, 0, 0} before a step.
+#ifdef FZ_TIMELINE
+__device__ unsigned long long fz_timeline[4];
+FZ_DEV unsigned long long fz_tl_now() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+FZ_DEV void fz_tl_enter() { if (threadIdx.x == 0) atomicMin(&fz_timeline[0], fz_tl_now()); }
+FZ_DEV void fz_tl_synced() {
+  if (threadIdx.x != 0) return;
+  const unsigned long long t = fz_tl_now();
+  atomicMin(&fz_timeline[1], t);
+  atomicMax(&fz_timeline[2], t);
+}
+FZ_DEV void fz_tl_exit() { if (threadIdx.x == 0) atomicMax(&fz_timeline[3], fz_tl_now()); }
+#endif
 // Programmatic dependent launch: fz_grid_sync waits until the kernel
 // before this one in the stream has finished and its writes are visible,
 // then lets the next kernel start, whose blocks wait in their turn: one
@@ -294,6 +317,11 @@ FZ_DEV void fz_mma_f16(float* d, const u32* a, const u32* b) {
 FZ_DEV void fz_grid_sync() {
 #if __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+#ifdef FZ_TIMELINE
+  fz_tl_synced();
+#endif
+#if __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
 }

@@ -1,7 +1,8 @@
 // Command gpukernels compiles, on a machine without a GPU, every kernel the
 // on-device suite and the benchmarks load: the one-kernel modules of every
-// suite case (gpu.Cases), fused and unfused, of the bench targets, of the
-// ladder tests (gpu.LadderPlans) and of the ceiling kernels, with NVRTC for
+// suite case (gpu.Cases), fused and unfused, of the bench targets (and
+// their fused steps' timeline modules, gpu.Plan.Timeline), of the ladder
+// tests (gpu.LadderPlans) and of the ceiling kernels, with NVRTC for
 // sm_90a, into gzipped cubins named by their source's key plus
 // manifest.json (see gpu.Images). make gpu-bundle
 // runs it; it needs the build tag nvrtc (without it NVRTC is not linked and
@@ -115,7 +116,8 @@ func run(o options) error {
 			}
 			plans = append(plans, f)
 			if i == 0 {
-				plans = append(plans, u)
+				// the fused step's timeline modules (fuser bench -timeline)
+				plans = append(plans, u, f.Timeline())
 			}
 		}
 	}
