@@ -1,5 +1,5 @@
 /*
- * The tensor-core GEMV for 2 to 64 rows on sm_90a (codegen/cuda/gemv_mma.go
+ * The tensor-core GEMV for 2 to 64 rows on sm_90a (codegen/cuda/gemv_wgmma.go
  * instantiates it when the launch says wgmma): the weight is the A operand
  * of wgmma m64nNk16, read from shared memory M-major (transposed), and the
  * rows of the left operand its B operand, K-major, so that the weight,

@@ -62,12 +62,8 @@ __global__ void __launch_bounds__(256, 1) kern(const u16* W, const u16* X, float
     if (st + ST - 1 < nst) issue(st + ST - 1);
     fz_cp_commit();
     const u32 sb = fz_smem_addr(ring + (st % ST) * SB);
-    if (v == 0) {
-      fz_gemv_wg_stage<NB, BF16>(acc, sb, wg, ROWS, WB);
-      fz_wgmma_wait<0>();
-    } else {
-      stage_v<NB, BF16>(acc, sb, wg, ROWS, WB, v);
-    }
+    if (v == 0) fz_gemv_wg_stage<NB, BF16>(acc, sb, wg, ROWS, WB);
+    else stage_v<NB, BF16>(acc, sb, wg, ROWS, WB, v);
   }
   fz_cp_wait<0>();
   __syncthreads();
