@@ -62,7 +62,7 @@ CUDA_LDFLAGS := -ldflags='-s -w'
 gpu-bundle:
 	@set -e; exports=$$(scripts/cuda-sdk.sh $(CUDA_DIR)); eval "$$exports"; \
 	  mkdir -p .gpu; \
-	  echo "building .gpu/runtime.test .gpu/gpu.test .gpu/fuser (tag cuda)"; \
+	  echo "building .gpu/runtime.test .gpu/gpu.test .gpu/fuser (tag cuda), then the kernels and .gpu/layerstep"; \
 	  $(GO) test -c -tags cuda $(CUDA_LDFLAGS) -o .gpu/runtime.test ./runtime; \
 	  $(GO) test -c -tags cuda $(CUDA_LDFLAGS) -o .gpu/gpu.test ./gpu; \
 	  $(GO) build -tags cuda $(CUDA_LDFLAGS) -o .gpu/fuser ./cmd/fuser; \
@@ -74,6 +74,9 @@ gpu-bundle:
 	  if [ "$(GEN_SPECS)" != 0 ]; then $(GO) run ./internal/specgen/cmd/specgen -out .gpu/genspecs -n $(GEN_SPECS); fi; \
 	  gen="-specs .gpu/genspecs"; \
 	  $(GO) run -tags nvrtc ./gpu/cmd/gpukernels -out .gpu/kernels -bench "$$bench" -suite=$(GPU_SUITE) -cases '$(GPU_CASES)' $$gen; \
+	  $(GO) run -tags nvrtc ./gpu/cmd/layerstep -out _layerstep -bench "$$bench"; \
+	  $(GO) build -tags cuda $(CUDA_LDFLAGS) -o .gpu/layerstep ./_layerstep; \
+	  if readelf -d .gpu/layerstep | grep -qi nvrtc; then echo ".gpu/layerstep links NVRTC, which the GPU machine lacks"; exit 1; fi; \
 	  printf 'BENCH_SPEC=%s\nBENCH_DIMS="%s"\n' '$(BENCH_SPEC)' '$(BENCH_DIMS)' > .gpu/bench.env; \
 	  cp gpu/run.sh .gpu/run.sh; cp bench/compare.py bench/ncu_table.py .gpu/; chmod +x .gpu/run.sh; \
 	  du -sh .gpu; echo "ship .gpu/ to the GPU machine and run .gpu/run.sh RESULTS_DIR there"

@@ -127,9 +127,10 @@ func (b *Bench) events(n int) (start, end []*runtime.Event, free func(), err err
 	return start, end, free, nil
 }
 
-// time runs f warm-up times, then Reps times between event pairs (f gets
-// the repetition), and returns the median and the minimum in µs.
-func (b *Bench) time(f func(rep int) error) (median, minimum float64, err error) {
+// Time runs f warm-up times, then Reps times between event pairs (f gets
+// the repetition), all queued behind a hold kernel, and returns the
+// median and the minimum in µs.
+func (b *Bench) Time(f func(rep int) error) (median, minimum float64, err error) {
 	s := b.D.Stream
 	for i := range b.Opt.Warmup {
 		if err := f(i); err != nil {
@@ -207,7 +208,7 @@ func (b *Bench) MeasureCeilings(info runtime.DeviceInfo) error {
 	if err := b.D.Ctx.Synchronize(); err != nil {
 		return err
 	}
-	med, _, err := b.time(func(int) error { return runtime.CopyDtoD(dst.Ptr, src.Ptr, n, b.D.Stream) })
+	med, _, err := b.Time(func(int) error { return runtime.CopyDtoD(dst.Ptr, src.Ptr, n, b.D.Stream) })
 	if err != nil {
 		return fmt.Errorf("copy ceiling: %w", err)
 	}
@@ -227,7 +228,7 @@ func (b *Bench) MeasureCeilings(info runtime.DeviceInfo) error {
 		return err
 	}
 	defer out.Free()
-	med, _, err = b.time(func(int) error {
+	med, _, err = b.Time(func(int) error {
 		return runtime.Launch(k, [3]int64{blocks, 1, 1}, int(threads), 0, b.D.Stream, out.Ptr, int32(iters))
 	})
 	if err != nil {
@@ -270,7 +271,7 @@ func (b *Bench) generatedGemm() error {
 	if err := b.D.Ctx.Synchronize(); err != nil {
 		return err
 	}
-	med, _, err := b.time(func(int) error { return l.Forward(in, b.D.Stream) })
+	med, _, err := b.Time(func(int) error { return l.Forward(in, b.D.Stream) })
 	if err != nil {
 		return err
 	}
@@ -439,7 +440,7 @@ func (b *Bench) timeKernel(l *Loaded, in *Instance, i int, kt *KernelTime) error
 	}
 	lp := k.Plan.Launch
 	entries := l.entries[i]
-	med, mn, err := b.time(func(rep int) error {
+	med, mn, err := b.Time(func(rep int) error {
 		args := all[int64(rep)%rot]
 		for _, e := range entries {
 			if err := runtime.Launch(e, lp.Grid, k.CUDA.Block, lp.SharedBytes, b.D.Stream, args...); err != nil {
@@ -469,7 +470,7 @@ func (b *Bench) timeKernel(l *Loaded, in *Instance, i int, kt *KernelTime) error
 // timeStep times the whole step eagerly and as graph replays, rotating
 // over instances copied from in.
 func (b *Bench) timeStep(l *Loaded, in *Instance, st *StepTime) error {
-	rot := int(min(max(1, (3*b.L2+in.Bytes()-1)/max(in.Bytes(), 1)), 8))
+	rot := Rotation(in.Bytes(), b.L2)
 	insts := []*Instance{in}
 	defer func() {
 		for _, x := range insts[1:] {
@@ -493,7 +494,7 @@ func (b *Bench) timeStep(l *Loaded, in *Instance, st *StepTime) error {
 	}
 	st.Rotation = rot
 	var err error
-	if st.EagerUs, _, err = b.time(func(rep int) error { return l.Forward(insts[rep%rot], b.D.Stream) }); err != nil {
+	if st.EagerUs, _, err = b.Time(func(rep int) error { return l.Forward(insts[rep%rot], b.D.Stream) }); err != nil {
 		return fmt.Errorf("eager step: %w", err)
 	}
 	graphs := make([]*runtime.GraphExec, rot)
@@ -510,7 +511,7 @@ func (b *Bench) timeStep(l *Loaded, in *Instance, st *StepTime) error {
 			return fmt.Errorf("capture: %w", err)
 		}
 	}
-	if st.GraphUs, _, err = b.time(func(rep int) error { return graphs[rep%rot].Launch(b.D.Stream) }); err != nil {
+	if st.GraphUs, _, err = b.Time(func(rep int) error { return graphs[rep%rot].Launch(b.D.Stream) }); err != nil {
 		return fmt.Errorf("graph replay: %w", err)
 	}
 	return nil

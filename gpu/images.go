@@ -147,3 +147,19 @@ func WriteImage(path string, image []byte) error {
 	}
 	return os.WriteFile(path, buf.Bytes(), 0o644)
 }
+
+// KernelsDir is the directory of compiled images a command reads: its
+// -kernels flag, else $FUSER_KERNELS, else kernels/ beside the executable
+// (where the bundle puts them).
+func KernelsDir(flagDir string) string {
+	if flagDir != "" {
+		return flagDir
+	}
+	if d := os.Getenv("FUSER_KERNELS"); d != "" {
+		return d
+	}
+	if exe, err := os.Executable(); err == nil {
+		return filepath.Join(filepath.Dir(exe), "kernels")
+	}
+	return "kernels"
+}

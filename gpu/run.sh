@@ -15,6 +15,9 @@
 #   memcheck.log            compute-sanitizer --tool memcheck on a representative run
 #   racecheck.log           compute-sanitizer --tool racecheck on the same run
 #   fuser_bench.txt/.json   fuser bench: kernels, steps, ceilings
+#   layerstep.*             each bench dims' step timed through the Go package
+#                           fuser build generates (gpu/layerstep), against
+#                           fuser_bench.json's graph step (within 10%)
 #   fuser_bench_timeline.*  each bench dims' fused step as one graph replay of its
 #                           timeline modules: when each kernel's blocks enter,
 #                           pass their dependent-launch wait and return
@@ -94,6 +97,9 @@ if [ "${SKIP_BENCH:-0}" != 1 ]; then
 	step bench "$out/fuser_bench.txt" "$here/fuser" bench "$BENCH_SPEC" "${dims[@]}" -kernels "$here/kernels" \
 		-reps "${BENCH_REPS:-100}" -json-out "$out/fuser_bench.json"
 	grep -E 'ceilings|step:' "$out/fuser_bench.txt" >>"$out/summary.txt"
+	step layerstep "$out/layerstep.txt" "$here/layerstep" -kernels "$here/kernels" -reps "${BENCH_REPS:-100}" \
+		-json-out "$out/layerstep.json" -against "$out/fuser_bench.json"
+	grep -E 'graph replay' "$out/layerstep.txt" >>"$out/summary.txt"
 fi
 if [ "${SKIP_COMPARE:-0}" != 1 ]; then
 	cmp=$here/../bench/compare.py

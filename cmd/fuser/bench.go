@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/fuser-dev/fuser/gpu"
@@ -101,7 +100,7 @@ func runBench(args []string, w io.Writer) error {
 		}
 		dimsSets = append(dimsSets, dims)
 	}
-	images := &gpu.Images{Dir: benchKernelsDir(*kernels), Log: func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }}
+	images := &gpu.Images{Dir: gpu.KernelsDir(*kernels), Log: func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }}
 	if *nvcc {
 		images.NVCC = gpu.FindNVCC()
 	}
@@ -185,19 +184,6 @@ func runBench(args []string, w io.Writer) error {
 		return writeJSON(w, out)
 	}
 	return nil
-}
-
-func benchKernelsDir(flagDir string) string {
-	if flagDir != "" {
-		return flagDir
-	}
-	if d := os.Getenv("FUSER_KERNELS"); d != "" {
-		return d
-	}
-	if exe, err := os.Executable(); err == nil {
-		return filepath.Join(filepath.Dir(exe), "kernels")
-	}
-	return "kernels"
 }
 
 // kvBytes is the K and V bytes of the fused plan's attention node at its

@@ -41,7 +41,7 @@ func runProfile(args []string, w io.Writer) error {
 	if err := requireDims(full, g); err != nil {
 		return err
 	}
-	images := &gpu.Images{Dir: benchKernelsDir(*kernels), Log: func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }}
+	images := &gpu.Images{Dir: gpu.KernelsDir(*kernels), Log: func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }}
 	dev, err := gpu.NewDevice(images)
 	if err != nil {
 		return err
