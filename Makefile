@@ -41,8 +41,11 @@ gpu:
 # (gpu), the fuser CLI with `fuser bench`, all built with the tag cuda and
 # linking libcuda only (checked below); the kernels of every suite case and
 # bench target compiled here with NVRTC into .gpu/kernels (gzipped sm_90a
-# cubins, reused while their source is unchanged); run.sh, bench.env,
-# compare.py and ncu_table.py. There: .gpu/run.sh RESULTS_DIR. Not part of `make test`.
+# cubins, reused while their source is unchanged); .gpu/layerstep (the
+# bench targets timed through their generated packages); run.sh, ab.sh,
+# bench.env, compare.py and ncu_table.py. There: .gpu/run.sh RESULTS_DIR,
+# or .gpu/ab.sh OUT for an A/B round against make gpu-base. Not part of
+# `make test`.
 # The regression specs of internal/specgen/testdata and GEN_SPECS specs from
 # internal/specgen (seeds 0..GEN_SPECS-1, each checked on the CPU first)
 # join the suite: written to .gpu/genspecs, their kernels compiled with the
@@ -78,14 +81,15 @@ gpu-bundle:
 	  $(GO) build -tags cuda $(CUDA_LDFLAGS) -o .gpu/layerstep ./_layerstep; \
 	  if readelf -d .gpu/layerstep | grep -qi nvrtc; then echo ".gpu/layerstep links NVRTC, which the GPU machine lacks"; exit 1; fi; \
 	  printf 'BENCH_SPEC=%s\nBENCH_DIMS="%s"\n' '$(BENCH_SPEC)' '$(BENCH_DIMS)' > .gpu/bench.env; \
-	  cp gpu/run.sh .gpu/run.sh; cp bench/compare.py bench/ncu_table.py .gpu/; chmod +x .gpu/run.sh; \
+	  cp gpu/run.sh gpu/ab.sh .gpu/; cp bench/compare.py bench/ncu_table.py .gpu/; chmod +x .gpu/run.sh .gpu/ab.sh; \
 	  du -sh .gpu; echo "ship .gpu/ to the GPU machine and run .gpu/run.sh RESULTS_DIR there"
 
 # The other side of an A/B round: the fuser CLI (tag cuda) of revision BASE
 # and the kernels of its bench targets (BENCH_SPEC at BENCH_DIMS), built in
 # a temporary worktree into .gpu/base, beside the bundle of this tree (run
 # make gpu-bundle too). run.sh then times BASE's fused step in the same
-# call (its bench_base step). Not part of `make test`.
+# call (its bench_base step), and ab.sh alternates the two. Not part of
+# `make test`.
 BASE ?= HEAD~1
 gpu-base:
 	@set -e; exports=$$(scripts/cuda-sdk.sh $(CUDA_DIR)); eval "$$exports"; \
