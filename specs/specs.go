@@ -5,7 +5,9 @@ package specs
 
 import (
 	"embed"
+	"fmt"
 	"io/fs"
+	"os"
 	"sort"
 	"strings"
 )
@@ -34,4 +36,17 @@ func Source(name string) (filename, src string, ok bool) {
 		return "", "", false
 	}
 	return "specs/" + name + ".fu", string(b), true
+}
+
+// Read returns the text of the embedded spec named spec, else of the file
+// spec, and its file name.
+func Read(spec string) (filename, src string, err error) {
+	if filename, src, ok := Source(spec); ok {
+		return filename, src, nil
+	}
+	b, err := os.ReadFile(spec)
+	if err != nil {
+		return "", "", fmt.Errorf("no embedded spec %s: %w", spec, err)
+	}
+	return spec, string(b), nil
 }

@@ -95,13 +95,9 @@ func run(o options) error {
 		return err
 	}
 	for _, t := range targets {
-		file, src, ok := specs.Source(t.Spec)
-		if !ok {
-			b, err := os.ReadFile(t.Spec)
-			if err != nil {
-				return fmt.Errorf("bench: no embedded spec %s: %w", t.Spec, err)
-			}
-			file, src = t.Spec, string(b)
+		file, src, err := specs.Read(t.Spec)
+		if err != nil {
+			return fmt.Errorf("bench: %w", err)
 		}
 		g, err := parse(file, src)
 		if err != nil {

@@ -131,13 +131,9 @@ func mainSource(ts []target) ([]byte, error) {
 
 // parse reads an embedded spec by name, or a spec file.
 func parse(spec string) (*ir.Graph, error) {
-	file, src, ok := specs.Source(spec)
-	if !ok {
-		b, err := os.ReadFile(spec)
-		if err != nil {
-			return nil, fmt.Errorf("no embedded spec %s: %w", spec, err)
-		}
-		file, src = spec, string(b)
+	file, src, err := specs.Read(spec)
+	if err != nil {
+		return nil, err
 	}
 	return frontend.Parse(file, src)
 }
