@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/fuser-dev/fuser/gpu"
 	"github.com/fuser-dev/fuser/interp"
@@ -119,9 +120,12 @@ func runBench(args []string, w io.Writer) error {
 	}
 	target.DependentLaunch = target.DependentLaunch && *dependent
 	b := &gpu.Bench{D: dev, L2: info.L2Bytes, Opt: gpu.BenchOptions{Warmup: *warmup, Reps: *reps, Seed: *seed}}
+	clock := newPhases(time.Now)
 	if err := b.MeasureCeilings(info); err != nil {
 		return err
 	}
+	clock.mark("ceilings")
+	fmt.Fprintf(os.Stderr, "fuser bench: %s\n", clock)
 	out := benchOutput{Tool: "fuser bench", Command: "fuser " + strings.Join(append([]string{"bench"}, args...), " "),
 		Device: info, Images: images.Dir + " (" + images.Manifest().Compiler + ")", Warmup: *warmup, Reps: *reps, Ceilings: b.Ceil}
 	out.Ceilings.Round()
@@ -132,10 +136,12 @@ func runBench(args []string, w io.Writer) error {
 		printBenchHeader(w, out)
 	}
 	for _, dims := range dimsSets {
+		clock = newPhases(time.Now)
 		fused, unfused, err := gpu.BenchPlans(g, dims, *splitKeys, target)
 		if err != nil {
 			return err
 		}
+		clock.mark("plans")
 		t := benchTarget{Spec: g.Name, Dims: fused.Dims, SplitKeys: *splitKeys}
 		plans := []struct {
 			p   *gpu.Plan
@@ -148,6 +154,7 @@ func runBench(args []string, w io.Writer) error {
 		if err != nil {
 			return err
 		}
+		clock.mark("inputs")
 		for _, pp := range plans {
 			l, err := dev.Load(pp.p)
 			if err != nil {
@@ -158,6 +165,7 @@ func runBench(args []string, w io.Writer) error {
 				return fmt.Errorf("%s %s: %w", gpu.PlanName(pp.p.Fused), gpu.DimsString(dims), err)
 			}
 			pp.dst.Round()
+			clock.mark(gpu.PlanName(pp.p.Fused))
 			if !*asJSON {
 				printPlanBench(w, t, *pp.dst)
 			}
@@ -167,10 +175,12 @@ func runBench(args []string, w io.Writer) error {
 			if t.Timeline, err = b.Timeline(fused, leaves); err != nil {
 				return fmt.Errorf("timeline %s: %w", gpu.DimsString(dims), err)
 			}
+			clock.mark("timeline")
 			if !*asJSON {
 				printTimeline(w, *reps, t.Timeline)
 			}
 		}
+		fmt.Fprintf(os.Stderr, "fuser bench %s: %s\n", gpu.DimsString(dims), clock)
 		t.KVBytes = kvBytes(fused)
 		out.Targets = append(out.Targets, t)
 		out.addCompareRows(t)
