@@ -9,7 +9,13 @@ Reads the CSV of ncu's source page with SASS:
 and prints, for each file, the instructions with the most warp-stall
 samples, their share of all samples and their stall reasons, each with the
 instructions before it (the one a scoreboard wait is for is usually
-there). Usage: ncu_stalls.py [--top N] [--before M] SASS_CSV...
+there). Then, where the CSV has ncu's memory columns (the SourceCounters
+section), the instructions with the most excess accesses: shared-memory
+wavefronts past the ideal (bank conflicts) and global L2 sectors past the
+ideal (uncoalesced), by opcode and by instruction, each with its share of
+the kernel's excess, so that ncu's "uncoalesced accesses" advice comes with
+its source lines.
+Usage: ncu_stalls.py [--top N] [--before M] SASS_CSV...
 """
 import argparse
 import csv
@@ -39,6 +45,30 @@ def main():
             print(f"{n(r):7d} {100 * n(r) / max(total, 1):5.1f}%  {r[src].strip()}   [{reasons}]")
             for p in data[max(k - a.before, 0):k]:
                 print(f"{'':15s}before: {p[src].strip()}")
+        for col, what in (("L1 Wavefronts Shared Excessive", "excess shared wavefronts"),
+                          ("L2 Theoretical Sectors Global Excessive", "excess global sectors")):
+            if col in hdr:
+                excess(hdr, data, src, hdr.index(col), what, a.top)
+
+
+def excess(hdr, data, src, col, what, top):
+    """Prints the top instructions by the excess count in column col."""
+    v = lambda r: int(float(r[col])) if r[col].replace(".", "", 1).isdigit() else 0
+    total = sum(v(r) for r in data)
+    print(f"-- {what}: {total}")
+    if total == 0:
+        return
+    ops = {}
+    for r in data:
+        words = [w for w in r[src].split() if not w.startswith("@")]
+        if words and v(r):
+            op = words[0].split(".")[0]
+            ops[op] = ops.get(op, 0) + v(r)
+    print("   by opcode: " + ", ".join(f"{o} {100 * n / total:.0f}%" for o, n in sorted(ops.items(), key=lambda x: -x[1])))
+    for k in sorted(range(len(data)), key=lambda k: -v(data[k]))[:top]:
+        if v(data[k]) == 0:
+            break
+        print(f"{v(data[k]):9d} {100 * v(data[k]) / total:5.1f}%  {data[k][src].strip()}")
 
 
 if __name__ == "__main__":
