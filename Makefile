@@ -43,9 +43,10 @@ gpu:
 # bench target compiled here with NVRTC into .gpu/kernels (gzipped sm_90a
 # cubins, reused while their source is unchanged); .gpu/layerstep (the
 # bench targets timed through their generated packages); run.sh, ab.sh,
-# bench.env, compare.py and ncu_table.py. There: .gpu/run.sh RESULTS_DIR,
-# or .gpu/ab.sh OUT for an A/B round against make gpu-base. Not part of
-# `make test`.
+# ncu.sh, bench.env, compare.py, ncu_table.py and ncu_stalls.py. There:
+# .gpu/run.sh RESULTS_DIR, .gpu/ab.sh OUT for an A/B round against make
+# gpu-base, or .gpu/ncu.sh OUT NAME:REGEX:DIMS... for Nsight Compute over
+# single kernels of the step. Not part of `make test`.
 # The regression specs of internal/specgen/testdata and GEN_SPECS specs from
 # internal/specgen (seeds 0..GEN_SPECS-1, each checked on the CPU first)
 # join the suite: written to .gpu/genspecs, their kernels compiled with the
@@ -81,7 +82,7 @@ gpu-bundle:
 	  $(GO) build -tags cuda $(CUDA_LDFLAGS) -o .gpu/layerstep ./_layerstep; \
 	  if readelf -d .gpu/layerstep | grep -qi nvrtc; then echo ".gpu/layerstep links NVRTC, which the GPU machine lacks"; exit 1; fi; \
 	  printf 'BENCH_SPEC=%s\nBENCH_DIMS="%s"\n' '$(BENCH_SPEC)' '$(BENCH_DIMS)' > .gpu/bench.env; \
-	  cp gpu/run.sh gpu/ab.sh .gpu/; cp bench/compare.py bench/ncu_table.py .gpu/; chmod +x .gpu/run.sh .gpu/ab.sh; \
+	  cp gpu/run.sh gpu/ab.sh gpu/ncu.sh .gpu/; cp bench/compare.py bench/ncu_table.py bench/ncu_stalls.py .gpu/; chmod +x .gpu/run.sh .gpu/ab.sh .gpu/ncu.sh; \
 	  du -sh .gpu; echo "ship .gpu/ to the GPU machine and run .gpu/run.sh RESULTS_DIR there"
 
 # The other side of an A/B round: the fuser CLI (tag cuda) of revision BASE
