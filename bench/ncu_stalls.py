@@ -48,10 +48,10 @@ def main():
         for col, what in (("L1 Wavefronts Shared Excessive", "excess shared wavefronts"),
                           ("L2 Theoretical Sectors Global Excessive", "excess global sectors")):
             if col in hdr:
-                excess(hdr, data, src, hdr.index(col), what, a.top)
+                excess(data, src, hdr.index(col), what, a.top)
 
 
-def excess(hdr, data, src, col, what, top):
+def excess(data, src, col, what, top):
     """Prints the top instructions by the excess count in column col."""
     v = lambda r: int(float(r[col])) if r[col].replace(".", "", 1).isdigit() else 0
     total = sum(v(r) for r in data)

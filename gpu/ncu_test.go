@@ -1,9 +1,11 @@
 package gpu
 
 import (
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -95,15 +97,6 @@ func TestNCUScript(t *testing.T) {
 		}
 	}
 	if _, ok := got["ncu/k05_b64.sass.csv.gz"]; !ok {
-		t.Errorf("archive lacks the source page: %v", keys(got))
+		t.Errorf("archive lacks the source page: %v", slices.Sorted(maps.Keys(got)))
 	}
-}
-
-// keys lists a map's keys, for a failure message.
-func keys(m map[string]string) []string {
-	var ks []string
-	for k := range m {
-		ks = append(ks, k)
-	}
-	return ks
 }
