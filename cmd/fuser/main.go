@@ -7,6 +7,7 @@
 //	fuser eval SPEC -dims B=2,S=3,T=17 [-seed N]
 //	fuser plan SPEC [-dims ...] [--traffic] [--explain] [--dump-after=PASS] [--unfused]
 //	fuser build SPEC -dims ... -o DIR [--unfused]
+//	fuser export --torch SPEC [-dims ...] [-o FILE]
 //	fuser help
 //
 // SPEC is a file or the name of an embedded spec (fuser help lists them).
@@ -45,6 +46,7 @@ func commands() []command {
 		{"eval", "eval SPEC -dims B=2,S=3,T=17 [-seed N] [--round] [--json]", "run the spec on the CPU reference interpreter with random inputs", runEval},
 		{"plan", planUsage, "plan the spec into kernels; with dims, launch shapes, arena and traffic", runPlan},
 		{"build", buildUsage, "write the plan's CUDA kernels, Go launch package and plan.json (and PTX with NVRTC)", runBuild},
+		{"export", exportUsage, "write the layer as written as a PyTorch program: float64 (ref64) and the spec's dtypes (native), run on a safetensors file", runExport},
 	}
 	cmds = append(cmds, registered...)
 	return append(cmds, command{"help", "help", "this text, the passes and the embedded specs", runHelp})

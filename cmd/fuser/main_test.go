@@ -59,7 +59,16 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"plan", "tiny", "-split-keys", "64"}, 2, "-split-keys needs -dims"},
 		{[]string{"plan", "tiny", "-dims", "B=2,S=1,T=300", "-split-keys", "64"}, 0, "splits=5 split-keys=64"},
 		{[]string{"build", "tiny", "-dims", "B=1,S=1,T=8", "-o", "/dev/null/x", "-split-keys", "-1"}, 2, "-split-keys -1 is negative"},
+		{[]string{"export", "--torch", "tiny"}, 0, "def layer(t: dict[str, torch.Tensor], dims: dict[str, int], mode: str)"},
+		{[]string{"export", "tiny", "--torch", "-dims", "B=2,S=1"}, 0, `DEFAULT_DIMS = {"B": 2, "S": 1}`},
+		{[]string{"export", "tiny"}, 2, "fuser export: name the format (--torch)"},
+		{[]string{"export", "--torch", "tiny", "-dims", "Q=1"}, 2, "has no dim Q"},
+		{[]string{"export", "--torch", "tiny", "-dims", "B=two"}, 2, "not NAME=COUNT"},
+		{[]string{"export", "--torch", "-frobnicate", "tiny"}, 2, "flag provided but not defined: -frobnicate"},
+		{[]string{"export", "--torch"}, 2, "usage: fuser export --torch SPEC"},
+		{[]string{"export", "--torch", "../../testdata/malformed/two_semantic_errors.fu"}, 2, "2 error(s)"},
 		{[]string{"help"}, 0, "passes (fuser plan --dump-after=NAME)"},
+		{[]string{"help"}, 0, "export --torch SPEC"},
 		{[]string{"help"}, 0, "profile SPEC -dims"},
 		{[]string{"profile", "tiny", "-dims", "B=1,S=1,T=8"}, 1, "fuser profile: this fuser was built without CUDA"},
 	}
@@ -132,5 +141,26 @@ func TestCheckOutputOfInput(t *testing.T) {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("exit %d; output lacks %q:\n%s", code, want, out)
 		}
+	}
+}
+
+// TestExportRefused checks that fuser export refuses, positioned and with
+// exit status 2, a spec whose ops a PyTorch program cannot compute as
+// written (fp8e4m3 arithmetic), and writes nothing.
+func TestExportRefused(t *testing.T) {
+	dir := t.TempDir()
+	path, out := filepath.Join(dir, "q8.fu"), filepath.Join(dir, "q8.py")
+	src := "layer q8\ndim B\ninput x : fp8e4m3[B, 8]\noutput y : bf16[B, 8]\ny = cast(x * x, bf16)\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, code := runCmd(t, "export", "--torch", path, "-o", out)
+	for _, want := range []string{path + ":5:12: PyTorch has no fp8e4m3 mul", "               ^", "hint: cast(x, bf16)", "1 error(s)"} {
+		if code != 2 || !strings.Contains(got, want) {
+			t.Errorf("exit %d; output lacks %q:\n%s", code, want, got)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s was written", out)
 	}
 }

@@ -16,25 +16,36 @@ import (
 // loadSpec reads SPEC (a file, or an embedded spec's name) and builds it.
 // Spec errors come back rendered with carets, as exit status 2.
 func loadSpec(arg string) (*ir.Graph, error) {
+	g, _, _, err := loadSpecSource(arg)
+	return g, err
+}
+
+// loadSpecSource is loadSpec that also returns the spec's file name and
+// text.
+func loadSpecSource(arg string) (g *ir.Graph, filename, src string, err error) {
 	filename, src, ok := specs.Source(strings.TrimSuffix(arg, ".fu"))
 	if _, err := os.Stat(arg); err == nil || !ok {
 		b, err := os.ReadFile(arg)
 		if err != nil {
-			return nil, &exitError{code: 2, err: fmt.Errorf("fuser: %w (and no embedded spec is named %q; see fuser help)", err, arg)}
+			return nil, "", "", &exitError{code: 2, err: fmt.Errorf("fuser: %w (and no embedded spec is named %q; see fuser help)", err, arg)}
 		}
 		filename, src = arg, string(b)
 	}
-	g, err := frontend.Parse(filename, src)
-	if err != nil {
-		var list diag.List
-		if l, ok := err.(diag.List); ok {
-			list = l
-		} else {
-			list = diag.List{{Msg: err.Error()}}
-		}
-		return nil, &exitError{code: 2, err: fmt.Errorf("%s%d error(s)", list.Render(src), len(list))}
+	if g, err = frontend.Parse(filename, src); err != nil {
+		return nil, "", "", specErrors(err, src)
 	}
-	return g, nil
+	return g, filename, src, nil
+}
+
+// specErrors renders a spec's errors with carets, as exit status 2.
+func specErrors(err error, src string) error {
+	var list diag.List
+	if l, ok := err.(diag.List); ok {
+		list = l
+	} else {
+		list = diag.List{{Msg: err.Error()}}
+	}
+	return &exitError{code: 2, err: fmt.Errorf("%s%d error(s)", list.Render(src), len(list))}
 }
 
 // specAndDims parses a command's flags and its one SPEC argument, loads
