@@ -243,7 +243,7 @@ func TestLadderLlama(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !llama.Generated() {
-		t.Fatalf("not generated: %s", notGenerated(llama))
+		t.Fatalf("not generated: %s", llama.NotGenerated())
 	}
 	g := llama.Plan.Graph
 	rnd, err := interp.RandomInputs(g, llama.Dims, DefaultSeed)
@@ -386,7 +386,7 @@ func TestLadderPaged(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !paged.Generated() {
-		t.Fatalf("not generated: %s", notGenerated(paged))
+		t.Fatalf("not generated: %s", paged.NotGenerated())
 	}
 	// The pool's last page (P-1) is the scratch page: the sequences' ids
 	// are 0..P-2.

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strings"
 
 	"github.com/fuser-dev/fuser/codegen/cuda"
 	"github.com/fuser-dev/fuser/interp"
@@ -53,6 +54,18 @@ func (p *Plan) Generated() bool {
 		}
 	}
 	return true
+}
+
+// NotGenerated names the kernels codegen/cuda did not generate, joined by
+// commas.
+func (p *Plan) NotGenerated() string {
+	var names []string
+	for _, k := range p.Kernels {
+		if k.Err != nil {
+			names = append(names, k.Plan.Name)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // PlanName is "fused" or "unfused".

@@ -253,7 +253,7 @@ func TestSuite(t *testing.T) {
 					outs[pi] = s.plan(t, c, p, cd.refs[pi])
 				})
 				if pi == 0 && !p.Generated() {
-					subst = notGenerated(p)
+					subst = p.NotGenerated()
 				}
 			}
 			s.run(t, "fused_vs_unfused", func(t *testing.T) { s.fusedVsUnfused(t, c, cd, outs, subst) })
@@ -261,17 +261,6 @@ func TestSuite(t *testing.T) {
 		data[i] = nil // free the references
 	}
 	s.report(t)
-}
-
-// notGenerated names the kernels of p codegen/cuda did not generate.
-func notGenerated(p *Plan) string {
-	var names []string
-	for _, k := range p.Kernels {
-		if k.Err != nil {
-			names = append(names, k.Plan.Name)
-		}
-	}
-	return strings.Join(names, ", ")
 }
 
 // plan runs the checks of one plan and returns the layer's outputs as the
@@ -343,9 +332,9 @@ func (s *suite) plan(t *testing.T, c Case, p *Plan, ref *Reference) map[string][
 	s.run(t, "graph", func(t *testing.T) {
 		ck := check{Case: c.Name(), Plan: name, Name: "graph"}
 		if !p.Generated() {
-			ck.Status, ck.Detail = "skip", "not generated: "+notGenerated(p)
+			ck.Status, ck.Detail = "skip", "not generated: "+p.NotGenerated()
 			s.sum.add(ck)
-			t.Skipf("%s not generated: a graph of the whole step needs every kernel", notGenerated(p))
+			t.Skipf("%s not generated: a graph of the whole step needs every kernel", p.NotGenerated())
 		}
 		err := s.graph(t, l, in, ref)
 		ck.Status = "pass"

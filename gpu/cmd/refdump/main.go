@@ -1,0 +1,86 @@
+//go:build cuda
+
+// Command refdump is the device's side of the external-reference check
+// (issue #19, item 2): for every case of gpu.RefCases (each shipped spec,
+// shrunk, at decode and prefill; Llama-3-8B at full size; decode attention
+// over ragged and paged caches; the every-op layers), it draws the inputs
+// as the suite does, runs the fused and the unfused plan on the GPU, and
+// writes under -out, per case, the layer's exported PyTorch program
+// (layer.py), its inputs (inputs.safetensors) and each plan's outputs and
+// states after the step (fused.safetensors, unfused.safetensors), with
+// cases.json listing them. bench/refcheck.py reads that directory;
+// .gpu/refcheck.sh runs both.
+//
+//	refdump -out DIR [-cases REGEXP] [-seed N] [-kernels DIR]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"regexp"
+	"time"
+
+	"github.com/fuser-dev/fuser/gpu"
+)
+
+func main() {
+	out := flag.String("out", "", "directory to write the cases to")
+	casesRe := flag.String("cases", "", "only the cases whose name (spec/size/dims) matches this regexp")
+	seed := flag.Int64("seed", gpu.DefaultSeed, "seed the suite's cases are drawn from (the bundle has the kernels of the default's)")
+	kernels := flag.String("kernels", "", "directory of compiled kernel images (default $FUSER_KERNELS, else kernels/ beside this binary)")
+	flag.Parse()
+	re, err := regexp.Compile(*casesRe)
+	if *out == "" || err != nil || flag.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "usage: refdump -out DIR [-cases REGEXP] [-seed N] [-kernels DIR] (%v)\n", err)
+		os.Exit(2)
+	}
+	if err := run(*out, re, *seed, *kernels); err != nil {
+		log.Fatalf("refdump: %v", err)
+	}
+}
+
+func run(out string, re *regexp.Regexp, seed int64, kernels string) error {
+	images := &gpu.Images{Dir: gpu.KernelsDir(kernels), NVCC: gpu.FindNVCC(), Log: log.Printf}
+	dev, err := gpu.NewDevice(images)
+	if err != nil {
+		return err
+	}
+	defer dev.Close()
+	m := &gpu.RefManifest{Seed: seed}
+	for i, c := range gpu.RefCases(seed) {
+		if !re.MatchString(c.Name()) {
+			continue
+		}
+		start := time.Now()
+		rc, err := gpu.PrepareRefCase(out, gpu.RefSubdir(i, c), c)
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.Name(), err)
+		}
+		for _, fused := range []bool{true, false} {
+			name := gpu.PlanName(fused)
+			p, err := gpu.NewPlan(rc.Graph, rc.Dims, fused)
+			if err != nil {
+				return fmt.Errorf("%s %s: %w", c.Name(), name, err)
+			}
+			got, err := dev.Step(p, rc.Inputs, rc.Results)
+			if err == nil {
+				err = rc.WritePlanResults(name, got)
+			}
+			if err != nil {
+				log.Printf("%s %s: %v", c.Name(), name, err)
+				rc.Entry.Plans[name] = gpu.RefPlan{Skip: err.Error()}
+			}
+		}
+		m.Cases = append(m.Cases, rc.Entry)
+		log.Printf("%s (%s): written in %.1f s", c.Name(), c.What, time.Since(start).Seconds())
+		if err := gpu.WriteRefManifest(out, m); err != nil {
+			return err
+		}
+	}
+	if len(m.Cases) == 0 {
+		return fmt.Errorf("no case matches -cases %q", re)
+	}
+	return nil
+}
