@@ -3,6 +3,7 @@ package gpu
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/fuser-dev/fuser/codegen/torch"
 	"github.com/fuser-dev/fuser/interp"
+	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/runtime"
 	"github.com/fuser-dev/fuser/specs"
 )
@@ -147,4 +149,155 @@ func readBack(t *testing.T, path string, rc *RefCase, want map[string]*interp.Te
 			t.Errorf("%s: %s read back differs", path, v.Name)
 		}
 	}
+}
+
+// TestRefcheckPy runs bench/refcheck.py over cases written as refdump
+// writes them, where a Python with PyTorch is at hand (the safetensors
+// package is stood in for by testdata/pysafetensors when missing), with
+// stand-ins for our kernels' results: the float64 interpreter's, rounded
+// to each result's dtype, which must pass (their error is the rounding
+// alone), and, as the unfused plan of Llama-3-8B (shrunk), the layer with
+// attention's output scaled by 1.1, which must fail. Llama-3-8B's
+// hand-written reference must agree with the exported program, and one
+// program's main must run.
+func TestRefcheckPy(t *testing.T) {
+	py := os.Getenv("FUSER_PYTHON")
+	if py == "" {
+		py = "python3"
+	}
+	if err := exec.Command(py, "-c", "import torch").Run(); err != nil {
+		t.Skipf("no PyTorch for %s (set FUSER_PYTHON to a python3 that has it): refcheck.py runs on the device only", py)
+	}
+	env := os.Environ()
+	if err := exec.Command(py, "-c", "import safetensors.torch").Run(); err != nil {
+		stand, err := filepath.Abs("testdata/pysafetensors")
+		if err != nil {
+			t.Fatal(err)
+		}
+		env = append(env, "PYTHONPATH="+stand)
+	}
+	root := t.TempDir()
+	m := &RefManifest{Seed: DefaultSeed}
+	picked := map[string]map[string]int64{
+		"tiny":         {"B": 2, "S": 1, "T": 7},
+		"llama3_8b":    {"B": 2, "S": 3, "T": 5},
+		"paged_decode": {"B": 3, "S": 1, "T": 21},
+	}
+	for i, c := range RefCases(DefaultSeed) {
+		dims, ok := picked[c.Spec]
+		if !ok || c.Full {
+			continue
+		}
+		delete(picked, c.Spec)
+		c.Dims = dims
+		rc, err := PrepareRefCase(root, RefSubdir(i, c), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ours := roundedResults(t, rc, rc.Graph)
+		if err := rc.WritePlanResults("fused", ours); err != nil {
+			t.Fatal(err)
+		}
+		if c.Spec == "llama3_8b" {
+			ours = roundedResults(t, rc, scaledAttention(t, rc.Graph, 1.1))
+		}
+		if err := rc.WritePlanResults("unfused", ours); err != nil {
+			t.Fatal(err)
+		}
+		m.Cases = append(m.Cases, rc.Entry)
+	}
+	if err := WriteRefManifest(root, m); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(py, "../bench/refcheck.py", root, "--device", "cpu")
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); code != 1 {
+		t.Fatalf("refcheck.py: %v (exit %d, want 1: the scaled attention fails)\n%s", err, code, out)
+	}
+	b, err := os.ReadFile(filepath.Join(root, "refcheck.json"))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var sum struct {
+		Rows []struct {
+			Case, Plan, Result, Status string
+			Ratio                      any
+		} `json:"rows"`
+		Checks []struct {
+			Case, Check string
+			Pass        bool
+		} `json:"checks"`
+		Errors []any `json:"errors"`
+	}
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Rows) != 12 || len(sum.Errors) > 0 {
+		t.Errorf("%d rows, want 12 (y and kv of 3 cases, each of 2 plans); errors %v\n%s", len(sum.Rows), sum.Errors, out)
+	}
+	for _, r := range sum.Rows {
+		wantFail := r.Plan == "unfused" && r.Result == "y" && strings.HasPrefix(r.Case, "llama3_8b/")
+		if (r.Status == "fail") != wantFail {
+			t.Errorf("%s %s %s: %s (ratio %v), want fail: %v", r.Case, r.Plan, r.Result, r.Status, r.Ratio, wantFail)
+		}
+	}
+	checks := map[string]bool{}
+	for _, c := range sum.Checks {
+		checks[c.Check] = c.Pass
+	}
+	for _, want := range []string{"references agree (y)", "references agree (kv)", "program main"} {
+		if pass, ok := checks[want]; !ok || !pass {
+			t.Errorf("check %q: ran %v, passed %v\n%s", want, ok, pass, out)
+		}
+	}
+}
+
+// roundedResults are the float64 interpreter's results of g on rc's
+// inputs, each rounded to its dtype, as device bytes by name.
+func roundedResults(t *testing.T, rc *RefCase, g *ir.Graph) map[string][]byte {
+	t.Helper()
+	res, err := interp.Run(g, rc.Dims, rc.Inputs, interp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]byte{}
+	for _, v := range rc.Results {
+		x, ok := res.Outputs[v.Name]
+		if IsState(v) {
+			x, ok = res.States[v.Name]
+		}
+		if !ok {
+			t.Fatalf("no result %s", v.Name)
+		}
+		out[v.Name] = Encode(x.Data, v.Type.DType)
+	}
+	return out
+}
+
+// scaledAttention is a copy of g with the value named a (attention's
+// output) multiplied by f.
+func scaledAttention(t *testing.T, g *ir.Graph, f float64) *ir.Graph {
+	t.Helper()
+	g = g.Clone()
+	for i, n := range g.Nodes {
+		if n.Outs[0].Name != "a" {
+			continue
+		}
+		a := n.Outs[0]
+		next := g.Nodes[i+1]
+		c, err := g.NewNode(ir.OpConst, ir.Attr{Num: f, To: a.Type.DType}, next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mul, err := g.NewNode(ir.OpMul, ir.Attr{}, next, a, c.Outs[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.ReplaceUses(a, mul.Outs[0])
+		mul.Args[0] = a
+		return g
+	}
+	t.Fatal("no value named a")
+	return nil
 }
