@@ -42,11 +42,14 @@ gpu:
 # linking libcuda only (checked below); the kernels of every suite case and
 # bench target compiled here with NVRTC into .gpu/kernels (gzipped sm_90a
 # cubins, reused while their source is unchanged); .gpu/layerstep (the
-# bench targets timed through their generated packages); run.sh, ab.sh,
-# ncu.sh, bench.env, compare.py, ncu_table.py and ncu_stalls.py. There:
-# .gpu/run.sh RESULTS_DIR, .gpu/ab.sh OUT for an A/B round against make
-# gpu-base, or .gpu/ncu.sh OUT NAME:REGEX:DIMS... for Nsight Compute over
-# single kernels of the step. Not part of `make test`.
+# bench targets timed through their generated packages); .gpu/refdump (the
+# external-reference check's device side, gpu/cmd/refdump); run.sh, ab.sh,
+# ncu.sh, refcheck.sh, bench.env, compare.py, ncu_table.py, ncu_stalls.py,
+# refcheck.py and reference/ (bench/reference). There: .gpu/run.sh
+# RESULTS_DIR, .gpu/ab.sh OUT for an A/B round against make gpu-base,
+# .gpu/ncu.sh OUT NAME:REGEX:DIMS... for Nsight Compute over single kernels
+# of the step, or .gpu/refcheck.sh OUT for ours against float64 within twice
+# PyTorch's own error. Not part of `make test`.
 # The regression specs of internal/specgen/testdata and GEN_SPECS specs from
 # internal/specgen (seeds 0..GEN_SPECS-1, each checked on the CPU first)
 # join the suite: written to .gpu/genspecs, their kernels compiled with the
@@ -66,11 +69,12 @@ CUDA_LDFLAGS := -ldflags='-s -w'
 gpu-bundle:
 	@set -e; exports=$$(scripts/cuda-sdk.sh $(CUDA_DIR)); eval "$$exports"; \
 	  mkdir -p .gpu; \
-	  echo "building .gpu/runtime.test .gpu/gpu.test .gpu/fuser (tag cuda), then the kernels and .gpu/layerstep"; \
+	  echo "building .gpu/runtime.test .gpu/gpu.test .gpu/fuser .gpu/refdump (tag cuda), then the kernels and .gpu/layerstep"; \
 	  $(GO) test -c -tags cuda $(CUDA_LDFLAGS) -o .gpu/runtime.test ./runtime; \
 	  $(GO) test -c -tags cuda $(CUDA_LDFLAGS) -o .gpu/gpu.test ./gpu; \
 	  $(GO) build -tags cuda $(CUDA_LDFLAGS) -o .gpu/fuser ./cmd/fuser; \
-	  for f in .gpu/runtime.test .gpu/gpu.test .gpu/fuser; do \
+	  $(GO) build -tags cuda $(CUDA_LDFLAGS) -o .gpu/refdump ./gpu/cmd/refdump; \
+	  for f in .gpu/runtime.test .gpu/gpu.test .gpu/fuser .gpu/refdump; do \
 	    if readelf -d $$f | grep -qi nvrtc; then echo "$$f links NVRTC, which the GPU machine lacks"; exit 1; fi; \
 	  done; \
 	  bench=""; for d in $(BENCH_DIMS); do bench="$${bench}$(BENCH_SPEC):$$d;"; done; \
@@ -82,7 +86,8 @@ gpu-bundle:
 	  $(GO) build -tags cuda $(CUDA_LDFLAGS) -o .gpu/layerstep ./_layerstep; \
 	  if readelf -d .gpu/layerstep | grep -qi nvrtc; then echo ".gpu/layerstep links NVRTC, which the GPU machine lacks"; exit 1; fi; \
 	  printf 'BENCH_SPEC=%s\nBENCH_DIMS="%s"\n' '$(BENCH_SPEC)' '$(BENCH_DIMS)' > .gpu/bench.env; \
-	  cp gpu/run.sh gpu/ab.sh gpu/ncu.sh .gpu/; cp bench/compare.py bench/ncu_table.py bench/ncu_stalls.py .gpu/; chmod +x .gpu/run.sh .gpu/ab.sh .gpu/ncu.sh; \
+	  cp gpu/run.sh gpu/ab.sh gpu/ncu.sh gpu/refcheck.sh .gpu/; cp bench/compare.py bench/ncu_table.py bench/ncu_stalls.py bench/refcheck.py .gpu/; \
+	  rm -rf .gpu/reference; cp -r bench/reference .gpu/reference; chmod +x .gpu/run.sh .gpu/ab.sh .gpu/ncu.sh .gpu/refcheck.sh; \
 	  du -sh .gpu; echo "ship .gpu/ to the GPU machine and run .gpu/run.sh RESULTS_DIR there"
 
 # The other side of an A/B round: the fuser CLI (tag cuda) of revision BASE
