@@ -26,6 +26,10 @@
 //     stream while timed launches queue.
 //   - ladder.go, determinism.go: the plans and inputs of the ladder's and
 //     the deterministic decode's tests.
+//   - refcheck.go: the external-reference check's cases (RefCases) and
+//     files: each case's exported PyTorch program, inputs and our results
+//     in safetensors, for bench/refcheck.py; refrun.go (cuda) runs a step
+//     for gpu/cmd/refdump.
 //   - device.go (cuda): loading a plan's kernels, buffers, launches.
 //
 // The suite is a package of its own rather than runtime's tests because it
