@@ -99,25 +99,27 @@ func (g *gemmModel) tileLoop(w *writer) error {
 }
 
 // emitSplitWrite stores this split's partial sums of the tile (res) at
-// its columns of the body's partials, eight columns at a time where they
-// are contiguous and aligned (two 16-byte stores), one at a time elsewhere.
+// its columns of the body's partials, four columns a thread, so that a
+// warp's threads read 512 consecutive bytes of res and write them to
+// consecutive global memory: one 16-byte store where the four columns lie
+// in a group of eight contiguous, aligned ones (svec), one at a time
+// elsewhere.
 func (g *gemmModel) emitSplitWrite(w *writer, per ix) {
 	tn := g.gemvTN()
 	n, _ := g.n.value()
 	w.line("const i64 wrow = (ub * MR_) + r0;")
-	w.open("for (int e = threadIdx.x; e < mr * %d; e += blockDim.x) {", tn/8)
-	w.line("const int m = e / %d, s = (e %% %d) * 8;", tn/8, tn/8)
+	w.open("for (int e = threadIdx.x; e < mr * %d; e += blockDim.x) {", tn/4)
+	w.line("const int m = e / %d, s = (e %% %d) * 4;", tn/4, tn/4)
 	w.line("float* dst = @BODY@_ws + (i64)sp * %s + (wrow + m) * %d;", per, n)
 	w.line("const float* src = res + m * %d + s;", tn)
 	if n%4 == 0 {
 		w.open("if (svec[s / 8]) {")
-		w.line("__stcg((float4*)(dst + scol[s]), ((const float4*)src)[0]);")
-		w.line("__stcg((float4*)(dst + scol[s] + 4), ((const float4*)src)[1]);")
+		w.line("__stcg((float4*)(dst + scol[s]), *(const float4*)src);")
 		w.line("continue;")
 		w.close()
 	}
 	w.line("#pragma unroll")
-	w.line("for (int i = 0; i < 8; i++) if (scol[s + i] >= 0) __stcg(dst + scol[s + i], src[i]);")
+	w.line("for (int i = 0; i < 4; i++) if (scol[s + i] >= 0) __stcg(dst + scol[s + i], src[i]);")
 	w.close()
 }
 
