@@ -7,9 +7,9 @@ import "math"
 // library and states the same arithmetic in the same order, so that the
 // plan (cost model, workspace, prefix split count) and the kernel agree:
 //
-//   - PrefixSplit is fz_att_psplit (attention_cascade_lib.go);
-//   - DecodeSplit is fz_att_decode's split of a sequence's visible keys
-//     (attention_flash_lib.go, "i64 chunk = CHUNK > 0 ? ...").
+//   - PrefixSplit is fz_att_psplit (codegen/cuda/device/attention_cascade.cuh);
+//   - DecodeSplit is fz_att_splits, the decode's split of a sequence's
+//     visible keys (codegen/cuda/device/attention_flash.cuh).
 //
 // The twins are checked against a plain restatement over a grid of shapes,
 // and the generated source against the device text (split_test.go,
@@ -46,7 +46,7 @@ func PrefixSplit(npre, slots, chunk, nps int64) (n, size int64) {
 }
 
 // DecodeSplit is decode attention's split of vis visible keys (the device's
-// split in fz_att_decode): chunk keys a split when chunk > 0, else the keys
+// split in fz_att_splits): chunk keys a split when chunk > 0, else the keys
 // divided evenly over nsplit splits (the grid's), rounded up to 16; when
 // that takes more than slots splits (the workspace's own-key slots), the
 // keys divided over the slots instead. One split when no key is visible.

@@ -305,6 +305,14 @@ func (m *flashModel) emitRows(w *writer) error {
 	w.line("// the address of the word it reads (a page-table entry; null for")
 	w.line("// unpaged keys), rrow the row from that word.")
 	w.line("static constexpr bool KEYS = %t;", paged)
+	// The rows of unpaged keys of static lengths are known before the
+	// kernel before this one has finished (no word to read): the decode
+	// asks L2 for its first ones while it waits (fz_att_ahead).
+	ragged := false
+	for _, s := range m.srcs {
+		ragged = ragged || s.k.Ragged != nil || s.v.Ragged != nil
+	}
+	w.line("static constexpr bool AHEAD = %t;", !paged && !ragged)
 	w.open("%s const u16* row(int c, i64 b, i64 g, i64 j, i64 npre) const {", flashMember)
 	w.line("const int* e = rkeyp(b, g, j, npre);")
 	w.line("return rrow(e ? *e : 0, c, b, g, j, npre);")
@@ -463,8 +471,11 @@ func (k *kgen) flashAttentionKernel() (*generated, error) {
 	}
 	ctx := fmt.Sprintf("  const @BODY@_ctx c = {%s};\n", k.bodyArgs())
 	ws := "fz_workspace, (i64)(sizeof(fz_workspace) / sizeof(float))"
+	// Every entry waits for the kernel before it itself: the decode after
+	// asking L2 for its first rows, the others first.
+	wait := "  fz_grid_sync();\n"
 	dec := ctx + fmt.Sprintf("  fz_att_decode<%d, %d, %d, %d, %d, %t>(c, %s);\n", m.dh, m.dp, k.nt, stages, chunk, m.bf, ws)
-	pre := ctx + fmt.Sprintf("  fz_att_prefill<%d, %d, %d, %d, %d, %t>(c);\n", m.dh, m.dp, m.prefillBC(), k.nt, m.prefillWPR(), m.bf)
+	pre := ctx + wait + fmt.Sprintf("  fz_att_prefill<%d, %d, %d, %d, %d, %t>(c);\n", m.dh, m.dp, m.prefillBC(), k.nt, m.prefillWPR(), m.bf)
 	// The decode variant's entries, launched in order on the same grid: a
 	// shared prefix's pass, then the decode kernel.
 	decEntries := func(suffix string) []entry {
@@ -472,7 +483,7 @@ func (k *kgen) flashAttentionKernel() (*generated, error) {
 	}
 	if m.prefixPass {
 		libs = append(libs, libAttentionCascade)
-		pass := ctx + fmt.Sprintf("  fz_att_prefix<%d, %d, %d, %d, %t>(c, %s);\n", m.dh, m.dp, k.nt, stages, m.bf, ws)
+		pass := ctx + wait + fmt.Sprintf("  fz_att_prefix<%d, %d, %d, %d, %t>(c, %s);\n", m.dh, m.dp, k.nt, stages, m.bf, ws)
 		decEntries = func(suffix string) []entry {
 			return []entry{{suffix + prefixSuffix, pass}, {suffix, dec}}
 		}
@@ -490,6 +501,7 @@ func (k *kgen) flashAttentionKernel() (*generated, error) {
 		entries:  append(decEntries(""), entry{"_prefill", pre}),
 		variants: map[plan.Variant][]string{plan.VariantDecode: suffixes(decEntries("")), plan.VariantPrefill: {"_prefill"}},
 		variant:  plan.VariantDecode,
+		waits:    true,
 	}
 	if l != nil && l.Variant == plan.VariantPrefill {
 		gen.entries = append([]entry{{"", pre}}, decEntries("_decode")...)

@@ -21,13 +21,13 @@ var deviceSplitText = map[string][]string{
 		"  if (n > slots - 1) {",
 		"    chunk = ((npre + slots - 2) / (slots - 1) + 15) / 16 * 16;",
 	},
-	// plan.DecodeSplit, in fz_att_decode.
-	"fz_att_decode": {
-		"      i64 chunk = CHUNK > 0 ? (i64)CHUNK : ((vis + gridDim.x - 1) / gridDim.x + 15) / 16 * 16;",
-		"      chunk = fz_max64(chunk, 16);",
-		"      i64 nsp = vis > 0 ? (vis + chunk - 1) / chunk : 1;",
-		"      if (nsp > 1 && nsp > osl) {",
-		"        chunk = osl > 1 ? ((vis + osl - 1) / osl + 15) / 16 * 16 : fz_max64(vis, 16);",
+	// plan.DecodeSplit, in fz_att_splits.
+	"fz_att_splits": {
+		"  i64 chunk = CHUNK > 0 ? (i64)CHUNK : ((vis + gridDim.x - 1) / gridDim.x + 15) / 16 * 16;",
+		"  chunk = fz_max64(chunk, 16);",
+		"  i64 nsp = vis > 0 ? (vis + chunk - 1) / chunk : 1;",
+		"  if (nsp > 1 && nsp > osl) {",
+		"    chunk = osl > 1 ? ((vis + osl - 1) / osl + 15) / 16 * 16 : fz_max64(vis, 16);",
 	},
 }
 

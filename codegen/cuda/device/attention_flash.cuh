@@ -453,6 +453,59 @@ FZ_DEV void fz_att_merge(const C& c, const float* pb, i64 ns, i64 R, i64 S, i64 
   }
 }
 
+// fz_att_split is how the decode divides item (sequence b, kv head g):
+// its keys npre + own (ntot), of which the rows see [lo, hi); psl slots
+// of the workspace taken by a cascade's prefix pass; nsp splits of chunk
+// keys.
+struct fz_att_split {
+  i64 npre, ntot, lo, hi, psl, chunk, nsp;
+};
+
+// fz_att_splits computes item (b, g)'s fz_att_split over the launch's
+// gridDim.x splits and the workspace's slots (see fz_att_decode).
+template <int CHUNK, class C>
+FZ_DEV fz_att_split fz_att_splits(const C& c, i64 b, i64 g, i64 S, i64 slots) {
+  fz_att_split it;
+  it.npre = c.npre(b, g);
+  it.ntot = it.npre + c.nown(b, g);
+  c.kbounds(it.ntot - S, it.ntot - 1, it.ntot, it.lo, it.hi);
+  // A cascade's prefix the batch shares is the prefix pass's (C::PREFIX,
+  // fz_att_prefix, launched before): its psl partials fill the first
+  // slots, then this kernel's splits of the own keys.
+  it.psl = 0;
+  if constexpr (C::PREFIX) {
+    i64 pch = 0;
+    if ((it.psl = c.pslots(it.npre, slots, pch)) > 0) {
+      it.lo = fz_max64(it.lo, it.npre);
+      it.hi = fz_max64(it.hi, it.lo);
+    }
+  }
+  const i64 osl = slots - it.psl, vis = it.hi - it.lo;
+  i64 chunk = CHUNK > 0 ? (i64)CHUNK : ((vis + gridDim.x - 1) / gridDim.x + 15) / 16 * 16;
+  chunk = fz_max64(chunk, 16);
+  i64 nsp = vis > 0 ? (vis + chunk - 1) / chunk : 1;
+  if (nsp > 1 && nsp > osl) {
+    chunk = osl > 1 ? ((vis + osl - 1) / osl + 15) / 16 * 16 : fz_max64(vis, 16);
+    nsp = (vis + chunk - 1) / chunk;
+  }
+  it.chunk = chunk;
+  it.nsp = nsp;
+  return it;
+}
+
+// fz_att_ahead asks L2 for the K and V rows of keys j0 .. j0 + n - 1 of
+// item (b, g), the block's threads a line each in turn: every 64 elements
+// of a row and its last one (a row need not start a line).
+template <int DH, class C>
+FZ_DEV void fz_att_ahead(const C& c, i64 b, i64 g, i64 npre, i64 j0, i64 n) {
+  constexpr int L = DH / 64 + 1;
+  for (i64 e = threadIdx.x; e < n * 2 * L; e += blockDim.x) {
+    const i64 j = j0 + e / (2 * L);
+    const int kv = (int)(e / L % 2), k = (int)(e % L);
+    fz_prefetch_l2(c.rrow(0, kv, b, g, j, npre) + (k * 64 < DH ? k * 64 : DH - 1));
+  }
+}
+
 // fz_att_decode is split-KV Flash-Decoding with the merge in the same
 // launch. Block (split sp, kv head g, sequence b) takes the query rows of
 // the head group, GRP heads × S queries (16 at a time: one m16 tile,
@@ -500,7 +553,10 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
   u16* const sq = fz_att_dsm + NW * NSTG * WST;
   float* const red = (float*)fz_att_dsm;
   const i64 B = c.nb(), G = c.ng(), S = c.nsq(), R = (i64)C::GRP * S;
-  if (R == 0) return;
+  if (R == 0) {
+    fz_grid_sync(); // so that this kernel ends after the one before it
+    return;
+  }
   const i64 nrt = (R + 15) / 16, ncnt = (B * G * nrt + 3) / 4 * 4, per = B * G * R * (DH + 2);
   const i64 slots = cap > ncnt && per > 0 ? (cap - ncnt) / per : 0;
   unsigned int* const cnt = (unsigned int*)ws;
@@ -531,27 +587,24 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
       fz_att_wtile<DH, DP, false>(r, st + s * WST, st + s * WST + 16 * LDS, lane);
     }
   };
+  // The splits of item (b, g): keys [lo, hi) in nsp chunks.
+  const auto items = [&](i64 b, i64 g) { return fz_att_splits<CHUNK>(c, b, g, S, slots); };
+  // Before it waits for the kernel before it, the block asks L2 for the
+  // first keys and values of its first split, its share of FZ_L2_AHEAD
+  // (a pure hint: the rows are read after the wait).
+  if constexpr (C::AHEAD) {
+    if (blockIdx.z < B && blockIdx.y < G) {
+      const fz_att_split it = items(blockIdx.z, blockIdx.y);
+      const i64 j0 = it.lo + blockIdx.x * it.chunk, j1 = fz_min64(it.hi, j0 + it.chunk);
+      const i64 n = fz_min64(j1 - j0, fz_l2_ahead_share((i64)(2 * DH * 2)));
+      fz_att_ahead<DH>(c, blockIdx.z, blockIdx.y, it.npre, j0, n);
+    }
+  }
+  fz_grid_sync();
   for (i64 b = blockIdx.z; b < B; b += gridDim.z) {
     for (i64 g = blockIdx.y; g < G; g += gridDim.y) {
-      const i64 npre = c.npre(b, g), ntot = npre + c.nown(b, g);
-      i64 lo, hi;
-      c.kbounds(ntot - S, ntot - 1, ntot, lo, hi);
-      // A cascade's prefix the batch shares is the prefix pass's (C::PREFIX,
-      // fz_att_prefix, launched before): its psl partials fill the first
-      // slots, then this kernel's splits of the own keys.
-      i64 psl = 0, pch = 0;
-      if constexpr (C::PREFIX) {
-        if ((psl = c.pslots(npre, slots, pch)) > 0) { lo = fz_max64(lo, npre); hi = fz_max64(hi, lo); }
-      }
-      const i64 osl = slots - psl;
-      const i64 vis = hi - lo;
-      i64 chunk = CHUNK > 0 ? (i64)CHUNK : ((vis + gridDim.x - 1) / gridDim.x + 15) / 16 * 16;
-      chunk = fz_max64(chunk, 16);
-      i64 nsp = vis > 0 ? (vis + chunk - 1) / chunk : 1;
-      if (nsp > 1 && nsp > osl) {
-        chunk = osl > 1 ? ((vis + osl - 1) / osl + 15) / 16 * 16 : fz_max64(vis, 16);
-        nsp = (vis + chunk - 1) / chunk;
-      }
+      const fz_att_split it = items(b, g);
+      const i64 npre = it.npre, ntot = it.ntot, lo = it.lo, hi = it.hi, psl = it.psl, chunk = it.chunk, nsp = it.nsp;
       for (i64 sp = blockIdx.x; sp < nsp; sp += gridDim.x) {
         const i64 j0 = lo + sp * chunk, j1 = fz_min64(hi, j0 + chunk);
         const int ntile = (int)((j1 - j0 + 15) / 16);

@@ -312,8 +312,8 @@ FZ_DEV void fz_tl_exit() { if (threadIdx.x == 0) atomicMax(&fz_timeline[3], fz_t
 // then lets the next kernel start, whose blocks wait in their turn: one
 // kernel is ever ahead, its blocks taking the SMs as this one's leave.
 // Every kernel calls it before it touches memory the step writes (a GEMV
-// first prefetches its first weight rows into L2). Launched without the
-// attribute, it is a no-op.
+// first prefetches its first weight rows into L2, the decode attention its
+// first keys and values). Launched without the attribute, it is a no-op.
 FZ_DEV void fz_grid_sync() {
 #if __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");
@@ -341,6 +341,17 @@ FZ_DEV void fz_split_join(unsigned long long* count, int n) {
     if (seen >= want) break;
     __nanosleep(32);
   }
+}
+// FZ_L2_AHEAD is the bytes a kernel's blocks together ask L2 for before
+// they wait for the kernel before them, so that the reads start while that
+// kernel runs (the decode attention's first keys and values): 24 MiB,
+// under half of the H200's 60 MB L2, so that the lines are still there
+// when read.
+#define FZ_L2_AHEAD (24ll << 20)
+// fz_l2_ahead_share is the units of per bytes a block of the launch asks
+// L2 for ahead, its even share of FZ_L2_AHEAD.
+FZ_DEV i64 fz_l2_ahead_share(i64 per) {
+  return FZ_L2_AHEAD / ((i64)gridDim.x * gridDim.y * gridDim.z * per);
 }
 // fz_prefetch_l2 brings the line holding p into L2.
 FZ_DEV void fz_prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];" :: "l"(p)); }

@@ -535,6 +535,59 @@ FZ_DEV void fz_att_merge(const C& c, const float* pb, i64 ns, i64 R, i64 S, i64 
   }
 }
 
+// fz_att_split is how the decode divides item (sequence b, kv head g):
+// its keys npre + own (ntot), of which the rows see [lo, hi); psl slots
+// of the workspace taken by a cascade's prefix pass; nsp splits of chunk
+// keys.
+struct fz_att_split {
+  i64 npre, ntot, lo, hi, psl, chunk, nsp;
+};
+
+// fz_att_splits computes item (b, g)'s fz_att_split over the launch's
+// gridDim.x splits and the workspace's slots (see fz_att_decode).
+template <int CHUNK, class C>
+FZ_DEV fz_att_split fz_att_splits(const C& c, i64 b, i64 g, i64 S, i64 slots) {
+  fz_att_split it;
+  it.npre = c.npre(b, g);
+  it.ntot = it.npre + c.nown(b, g);
+  c.kbounds(it.ntot - S, it.ntot - 1, it.ntot, it.lo, it.hi);
+  // A cascade's prefix the batch shares is the prefix pass's (C::PREFIX,
+  // fz_att_prefix, launched before): its psl partials fill the first
+  // slots, then this kernel's splits of the own keys.
+  it.psl = 0;
+  if constexpr (C::PREFIX) {
+    i64 pch = 0;
+    if ((it.psl = c.pslots(it.npre, slots, pch)) > 0) {
+      it.lo = fz_max64(it.lo, it.npre);
+      it.hi = fz_max64(it.hi, it.lo);
+    }
+  }
+  const i64 osl = slots - it.psl, vis = it.hi - it.lo;
+  i64 chunk = CHUNK > 0 ? (i64)CHUNK : ((vis + gridDim.x - 1) / gridDim.x + 15) / 16 * 16;
+  chunk = fz_max64(chunk, 16);
+  i64 nsp = vis > 0 ? (vis + chunk - 1) / chunk : 1;
+  if (nsp > 1 && nsp > osl) {
+    chunk = osl > 1 ? ((vis + osl - 1) / osl + 15) / 16 * 16 : fz_max64(vis, 16);
+    nsp = (vis + chunk - 1) / chunk;
+  }
+  it.chunk = chunk;
+  it.nsp = nsp;
+  return it;
+}
+
+// fz_att_ahead asks L2 for the K and V rows of keys j0 .. j0 + n - 1 of
+// item (b, g), the block's threads a line each in turn: every 64 elements
+// of a row and its last one (a row need not start a line).
+template <int DH, class C>
+FZ_DEV void fz_att_ahead(const C& c, i64 b, i64 g, i64 npre, i64 j0, i64 n) {
+  constexpr int L = DH / 64 + 1;
+  for (i64 e = threadIdx.x; e < n * 2 * L; e += blockDim.x) {
+    const i64 j = j0 + e / (2 * L);
+    const int kv = (int)(e / L % 2), k = (int)(e % L);
+    fz_prefetch_l2(c.rrow(0, kv, b, g, j, npre) + (k * 64 < DH ? k * 64 : DH - 1));
+  }
+}
+
 // fz_att_decode is split-KV Flash-Decoding with the merge in the same
 // launch. Block (split sp, kv head g, sequence b) takes the query rows of
 // the head group, GRP heads × S queries (16 at a time: one m16 tile,
@@ -582,7 +635,10 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
   u16* const sq = fz_att_dsm + NW * NSTG * WST;
   float* const red = (float*)fz_att_dsm;
   const i64 B = c.nb(), G = c.ng(), S = c.nsq(), R = (i64)C::GRP * S;
-  if (R == 0) return;
+  if (R == 0) {
+    fz_grid_sync(); // so that this kernel ends after the one before it
+    return;
+  }
   const i64 nrt = (R + 15) / 16, ncnt = (B * G * nrt + 3) / 4 * 4, per = B * G * R * (DH + 2);
   const i64 slots = cap > ncnt && per > 0 ? (cap - ncnt) / per : 0;
   unsigned int* const cnt = (unsigned int*)ws;
@@ -613,27 +669,24 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
       fz_att_wtile<DH, DP, false>(r, st + s * WST, st + s * WST + 16 * LDS, lane);
     }
   };
+  // The splits of item (b, g): keys [lo, hi) in nsp chunks.
+  const auto items = [&](i64 b, i64 g) { return fz_att_splits<CHUNK>(c, b, g, S, slots); };
+  // Before it waits for the kernel before it, the block asks L2 for the
+  // first keys and values of its first split, its share of FZ_L2_AHEAD
+  // (a pure hint: the rows are read after the wait).
+  if constexpr (C::AHEAD) {
+    if (blockIdx.z < B && blockIdx.y < G) {
+      const fz_att_split it = items(blockIdx.z, blockIdx.y);
+      const i64 j0 = it.lo + blockIdx.x * it.chunk, j1 = fz_min64(it.hi, j0 + it.chunk);
+      const i64 n = fz_min64(j1 - j0, fz_l2_ahead_share((i64)(2 * DH * 2)));
+      fz_att_ahead<DH>(c, blockIdx.z, blockIdx.y, it.npre, j0, n);
+    }
+  }
+  fz_grid_sync();
   for (i64 b = blockIdx.z; b < B; b += gridDim.z) {
     for (i64 g = blockIdx.y; g < G; g += gridDim.y) {
-      const i64 npre = c.npre(b, g), ntot = npre + c.nown(b, g);
-      i64 lo, hi;
-      c.kbounds(ntot - S, ntot - 1, ntot, lo, hi);
-      // A cascade's prefix the batch shares is the prefix pass's (C::PREFIX,
-      // fz_att_prefix, launched before): its psl partials fill the first
-      // slots, then this kernel's splits of the own keys.
-      i64 psl = 0, pch = 0;
-      if constexpr (C::PREFIX) {
-        if ((psl = c.pslots(npre, slots, pch)) > 0) { lo = fz_max64(lo, npre); hi = fz_max64(hi, lo); }
-      }
-      const i64 osl = slots - psl;
-      const i64 vis = hi - lo;
-      i64 chunk = CHUNK > 0 ? (i64)CHUNK : ((vis + gridDim.x - 1) / gridDim.x + 15) / 16 * 16;
-      chunk = fz_max64(chunk, 16);
-      i64 nsp = vis > 0 ? (vis + chunk - 1) / chunk : 1;
-      if (nsp > 1 && nsp > osl) {
-        chunk = osl > 1 ? ((vis + osl - 1) / osl + 15) / 16 * 16 : fz_max64(vis, 16);
-        nsp = (vis + chunk - 1) / chunk;
-      }
+      const fz_att_split it = items(b, g);
+      const i64 npre = it.npre, ntot = it.ntot, lo = it.lo, hi = it.hi, psl = it.psl, chunk = it.chunk, nsp = it.nsp;
       for (i64 sp = blockIdx.x; sp < nsp; sp += gridDim.x) {
         const i64 j0 = lo + sp * chunk, j1 = fz_min64(hi, j0 + chunk);
         const int ntile = (int)((j1 - j0 + 15) / 16);
@@ -886,7 +939,7 @@ FZ_DEV void fz_att_prefill(const C& c) {
 static __device__ float fz_workspace[66568];
 
 // body of k02_attention_attention
-struct fzb_9802973cf53c994a_ctx {
+struct fzb_56982e14c040413d_ctx {
   const u16* p0;
   const u16* p1;
   u16* p2;
@@ -908,6 +961,7 @@ struct fzb_9802973cf53c994a_ctx {
   // the address of the word it reads (a page-table entry; null for
   // unpaged keys), rrow the row from that word.
   static constexpr bool KEYS = false;
+  static constexpr bool AHEAD = true;
   __device__ __forceinline__ const u16* row(int c, i64 b, i64 g, i64 j, i64 npre) const {
     const int* e = rkeyp(b, g, j, npre);
     return rrow(e ? *e : 0, c, b, g, j, npre);
@@ -941,15 +995,16 @@ struct fzb_9802973cf53c994a_ctx {
   // Whether some query at pmin..pmax does not see some key of [k0, k1).
   __device__ __forceinline__ bool tile_masked(i64 pmin, i64 pmax, i64 k0, i64 k1) const { return k1 - 1 > pmin; }
 };
-FZ_DEV void fzb_9802973cf53c994a(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
-  const fzb_9802973cf53c994a_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
+FZ_DEV void fzb_56982e14c040413d(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
+  const fzb_56982e14c040413d_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
   fz_att_decode<128, 128, 128, 6, 0, true>(c, fz_workspace, (i64)(sizeof(fz_workspace) / sizeof(float)));
 }
-FZ_DEV void fzb_9802973cf53c994a_prefill(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
-  const fzb_9802973cf53c994a_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
+FZ_DEV void fzb_56982e14c040413d_prefill(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
+  const fzb_56982e14c040413d_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
+  fz_grid_sync();
   fz_att_prefill<128, 128, 64, 128, 1, true>(c);
 }
 
 // entries
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fz_grid_sync(); fzb_9802973cf53c994a(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefill(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fz_grid_sync(); fzb_9802973cf53c994a_prefill(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_56982e14c040413d(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefill(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_56982e14c040413d_prefill(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }
