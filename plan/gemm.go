@@ -41,7 +41,8 @@ func GemvSplits(k, want int64) int64 {
 }
 
 // The tensor-core GEMV streams the weight through a ring of GemvRingStages
-// stages in dynamic shared memory, each GemvRingRows rows of K by GemvCols
+// stages (GemvWGStages with wgmma, which keeps one stage's wgmmas in
+// flight and so refills a stage one step later) in dynamic shared memory, each GemvRingRows rows of K by GemvCols
 // columns (16-bit) and the same positions of up to GemvMaxRows rows of the
 // left operand. With mma.sync each row of the left operand is padded to
 // GemvRingXRowBytes, so that the rows a B fragment reads lie in distinct
@@ -50,6 +51,7 @@ func GemvSplits(k, want int64) int64 {
 // 128-byte swizzled, so that the stages start GemvWGAlign-byte aligned.
 const (
 	GemvRingStages    = 6
+	GemvWGStages      = 7
 	GemvRingRows      = 32
 	GemvRingXRowBytes = GemvRingRows*2 + 16
 	// GemvRingStageBytes is one mma.sync stage: the weight tile, then the
@@ -71,7 +73,7 @@ func GemvSharedBytes(m int64, wgmma bool) int64 {
 		return 0
 	}
 	if wgmma {
-		return GemvRingStages*GemvWGStageBytes + GemvWGAlign
+		return GemvWGStages*GemvWGStageBytes + GemvWGAlign
 	}
 	return GemvRingStages * GemvRingStageBytes
 }

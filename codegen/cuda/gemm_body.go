@@ -130,8 +130,6 @@ func (g *gemmModel) emitSplitWrite(w *writer, per ix) {
 func (g *gemmModel) emitTileEpilogue(w *writer, split bool, per ix) error {
 	ep := g.epi
 	tn := g.gemvTN()
-	// A split launch has a constant column count (gemmKernel checks it).
-	n, _ := g.n.value()
 	w.open("switch (seg) {")
 	for si := range ep.segs {
 		sg := &ep.segs[si]
@@ -139,44 +137,85 @@ func (g *gemmModel) emitTileEpilogue(w *writer, split bool, per ix) error {
 		w.open("case %d: {", si)
 		if split {
 			w.line("const int per = (mr * %d + nsplit - 1) / nsplit, lo = sp * per, hi = min(mr * %d, lo + per);", wd, wd)
+			g.emitSplitEpilogue(w, si, per)
 		} else {
 			w.line("const int lo = 0, hi = mr * %d;", wd)
-		}
-		// Unrolled, so that the loads of an epilogue (a residual, a bias)
-		// of several elements are in flight together.
-		w.line("#pragma unroll 4")
-		w.open("for (int e = lo + threadIdx.x; e < hi; e += blockDim.x) {")
-		w.line("const int m = e / %d, j = e %% %d;", wd, wd)
-		w.line("const i64 beta = u * %d + j;", wd)
-		nb := ixc(sg.bases())
-		if sg.symN {
-			nb = ixp(g.n)
-		}
-		w.line("if (beta >= %s) continue;", nb)
-		w.line("const i64 c0 = %s;", sg.colOf(ixv("beta")))
-		w.line("float ev[%d];", len(sg.offs))
-		for q := range sg.offs {
-			slot := fmt.Sprintf("%d + j", int64(q)*wd)
-			if !split {
-				w.line("ev[%d] = res[m * %d + %s];", q, tn, slot)
-				continue
-			}
-			w.open("{")
-			w.line("const i64 sc = scol[%s];", slot)
-			w.line("const float* src = @BODY@_ws + ((ub * MR_) + r0 + m) * %d + (sc >= 0 ? sc : 0);", n)
-			w.line("float sum = 0.f;")
-			w.line("#pragma unroll 8")
-			w.line("for (int q = 0; q < nsplit; q++) sum += __ldcg(src + (i64)q * %s);", per)
-			w.line("ev[%d] = sum;", q)
+			// Unrolled, so that the loads of an epilogue (a residual, a
+			// bias) of several elements are in flight together.
+			w.line("#pragma unroll 4")
+			w.open("for (int e = lo + threadIdx.x; e < hi; e += blockDim.x) {")
+			g.emitElement(w, si, func(q int, slot string) string {
+				return fmt.Sprintf("res[m * %d + %s]", tn, slot)
+			})
 			w.close()
 		}
-		w.line("@BODY@_epi%d(%s, ub, r0 + m, c0, ev, nv);", si, g.k.bodyArgs())
-		w.close()
 		w.line("break;")
 		w.close()
 	}
 	w.close()
 	return nil
+}
+
+// gemvEpiBatch is the elements a thread of a split GEMV's epilogue takes at
+// once: their partials are read from L2 together, before the first of
+// them is stored (a store may alias the partials for all the compiler
+// knows, so the loads of the next element would otherwise wait for it).
+const gemvEpiBatch = 4
+
+// emitSplitEpilogue writes a split GEMV's epilogue over its share
+// [lo, hi) of segment si's elements: gemvEpiBatch elements a thread at a
+// time, first every partial sum of the batch, then their epilogues.
+func (g *gemmModel) emitSplitEpilogue(w *writer, si int, per ix) {
+	sg := &g.epi.segs[si]
+	wd := sg.width(g.gemvTN())
+	// A split launch has a constant column count (gemmKernel checks it).
+	n, _ := g.n.value()
+	w.open("for (int e0 = lo + threadIdx.x; e0 < hi; e0 += %d * blockDim.x) {", gemvEpiBatch)
+	w.line("float evs[%d][%d];", gemvEpiBatch, len(sg.offs))
+	w.line("#pragma unroll")
+	w.open("for (int v = 0; v < %d; v++) {", gemvEpiBatch)
+	w.line("const int e = e0 + v * blockDim.x;")
+	w.line("if (e >= hi) break;")
+	w.line("const int m = e / %d, j = e %% %d;", wd, wd)
+	w.line("const float* row = @BODY@_ws + ((ub * MR_) + r0 + m) * %d;", n)
+	for q := range sg.offs {
+		w.open("{")
+		w.line("const i64 sc = scol[%d + j];", int64(q)*wd)
+		w.line("const float* src = row + (sc >= 0 ? sc : 0);")
+		w.line("float sum = 0.f;")
+		w.line("#pragma unroll 8")
+		w.line("for (int q = 0; q < nsplit; q++) sum += __ldcg(src + (i64)q * %s);", per)
+		w.line("evs[v][%d] = sum;", q)
+		w.close()
+	}
+	w.close()
+	w.line("#pragma unroll")
+	w.open("for (int v = 0; v < %d; v++) {", gemvEpiBatch)
+	w.line("const int e = e0 + v * blockDim.x;")
+	w.line("if (e >= hi) break;")
+	g.emitElement(w, si, func(q int, _ string) string { return fmt.Sprintf("evs[v][%d]", q) })
+	w.close()
+	w.close()
+}
+
+// emitElement writes the epilogue of element e (row m, slot j) of segment
+// si, its sums read by sum(q, slot) for each of the segment's offsets q.
+func (g *gemmModel) emitElement(w *writer, si int, sum func(q int, slot string) string) {
+	sg := &g.epi.segs[si]
+	wd := sg.width(g.gemvTN())
+	w.line("const int m = e / %d, j = e %% %d;", wd, wd)
+	w.line("const i64 beta = u * %d + j;", wd)
+	nb := ixc(sg.bases())
+	if sg.symN {
+		nb = ixp(g.n)
+	}
+	w.line("if (beta >= %s) continue;", nb)
+	w.line("const i64 c0 = %s;", sg.colOf(ixv("beta")))
+	w.line("float ev[%d];", len(sg.offs))
+	for q := range sg.offs {
+		w.line("ev[%d] = %s;", q, sum(q, fmt.Sprintf("%d + j", int64(q)*wd)))
+	}
+	w.line("@BODY@_epi%d(%s, ub, r0 + m, c0, ev, nv);", si, g.k.bodyArgs())
 }
 
 // mainBody is the kernel's entry: the matmul and its epilogue. With

@@ -9,7 +9,10 @@ import (
 // asks for (plan.Launch.WGMMA): the same ring, tile and zero fills as the
 // mma.sync GEMV, the stages in wgmma's canonical layouts, and each of the
 // block's two warpgroups taking half the tile's columns over every position
-// of a stage, so that the sums need no reduction between warps.
+// of a stage, so that the sums need no reduction between warps. A stage's
+// wgmmas run while the next stage is waited for and its copies issued: a
+// stage is refilled two steps after it was read (GemvWGStages - 2 stages
+// in flight), once the wgmma wait of the step between has retired it.
 const gemvWGWeightBytes = plan.GemvRingRows * gemvRowTN * 2
 
 // gemvWGMMA reports whether the kernel's tensor-core GEMV issues wgmma.
@@ -21,43 +24,82 @@ func (g *gemmModel) gemvWGMMA() bool {
 // emitGemvWGMMA writes the wgmma GEMV tile function for NB n8 tiles of
 // rows, with emitGemvMMA's signature and contract; ring is aligned to
 // plan.GemvWGAlign.
+//
+// A stage's copies and wgmmas are the loop's whole work, so their
+// addressing is fixed before it: a thread's four weight chunks of a stage
+// lie 1024 bytes apart in shared memory (rows r and r+8 share r's swizzle),
+// its global addresses advance by a stage's rows times the weight's row
+// stride, and the wgmma descriptors of a stage are those of the first
+// stage plus the stage's offset. A stage with every position inside
+// [k0, k1) copies without bounds checks; the last, partial one takes the
+// checked copies. A weight whose K axis is not one stride (a view that
+// reshapes it) takes the checked copies throughout.
 func (g *gemmModel) emitGemvWGMMA(w *writer) error {
-	stages, rows := plan.GemvRingStages, plan.GemvRingRows
+	stages, rows := plan.GemvWGStages, plan.GemvRingRows
 	wa, err := g.gemvTCOpen(w, "wg = tid >> 7")
 	if err != nil {
 		return err
 	}
-	w.open("auto issue = [&](i64 st) {")
-	w.line("unsigned char* sb = ring + (st %% %d) * %d;", stages, plan.GemvWGStageBytes)
-	w.line("const i64 kb = k0 + st * %d;", rows)
+	bs := shapeOf(g.b)
+	kstride, simple := g.bv.simpleAxis(len(bs) - 2)
+	w.line("const int ns = (int)nst, nfull = (int)((k1 - k0) / %d);", rows)
+	w.line("const u32 rb = fz_smem_addr(ring);")
+	w.line("const u32 wsa = rb + fz_gemv_wg_woff(tid >> 5, wc, %d), xsa = rb + fz_gemv_wg_xoff(xm, xc >> 3, %d, %d);", rows, rows, gemvWGWeightBytes)
+	w.line("const int wbytes = col >= 0 ? 16 : 0, xbytes = xm < mr ? 16 : 0;")
+	if simple {
+		w.line("const i64 wrs = %s;", ixp(kstride))
+		w.open("const u16* wp = [&] {")
+		w.line("const i64 kr = k0 + (tid >> 5);")
+		w.line("return (const u16*)(%s);", wa)
+		w.close("}();")
+	}
+	w.open("auto issue = [&](int st, u32 so) {")
+	if simple {
+		w.open("if (st < nfull) {")
+		w.line("const u16* p = wp + (i64)st * %d * wrs;", rows)
+		w.line("#pragma unroll")
+		w.line("for (int i = 0; i < %d; i++) fz_cp16s(wsa + so + i * 1024, p + i * 8 * wrs, wbytes);", rows/8)
+		w.line("if (xm < NB * 8) fz_cp16s(xsa + so, ap + k0 + st * %d + xc, xbytes);", rows)
+		w.line("return;")
+		w.close()
+	}
+	w.line("const i64 kb = k0 + (i64)st * %d;", rows)
 	w.line("#pragma unroll")
 	w.open("for (int i = 0; i < %d; i++) {", rows/8)
 	w.line("const int row = (tid >> 5) + 8 * i;")
 	w.line("const bool ok = col >= 0 && kb + row < k1;")
 	w.line("const i64 kr = ok ? kb + row : k0;")
-	w.line("fz_cp16b(sb + fz_gemv_wg_woff(row, wc, %d), %s, ok ? 16 : 0);", rows, wa)
+	w.line("fz_cp16s(wsa + so + i * 1024, %s, ok ? 16 : 0);", wa)
 	w.close()
 	w.open("if (xm < NB * 8) {")
 	w.line("const i64 kx = kb + xc;")
 	w.line("const int bytes = xm < mr ? (int)fz_max64(0, fz_min64(16, 2 * (k1 - kx))) : 0;")
-	w.line("fz_cp16b(sb + fz_gemv_wg_xoff(xm, xc >> 3, %d, %d), ap + (bytes > 0 ? kx : k0), bytes);", rows, gemvWGWeightBytes)
+	w.line("fz_cp16s(xsa + so, ap + (bytes > 0 ? kx : k0), bytes);")
 	w.close()
 	w.close("};")
+	w.line("const u64 da = fz_wg_desc(rb + wg * %d, 16, 1024, 1), db = fz_wg_desc(rb + %d, 128, %d, 0);", 2*rows*128, gemvWGWeightBytes, rows*16)
 	w.line("float acc[2][NB * 4];")
 	w.line("#pragma unroll")
 	w.line("for (int i = 0; i < NB * 8; i++) (&acc[0][0])[i] = 0.f;")
-	w.open("for (int s = 0; s < %d; s++) {", stages-1)
-	w.line("if (s < nst) issue(s);")
+	ahead := stages - 2
+	sb := plan.GemvWGStageBytes
+	w.open("for (int s = 0; s < %d; s++) {", ahead)
+	w.line("if (s < ns) issue(s, s * %d);", sb)
 	w.line("fz_cp_commit();")
 	w.close()
-	w.open("for (i64 st = 0; st < nst; st++) {")
-	w.line("fz_cp_wait<%d>();", stages-2)
+	w.line("u32 rso = 0, wso = %d;", ahead*sb)
+	w.open("for (int st = 0; st < ns; st++) {")
+	w.line("fz_cp_wait<%d>();", ahead-1)
 	w.line("fz_fence_proxy_async();")
 	w.line("__syncthreads();")
-	w.line("if (st + %d < nst) issue(st + %d);", stages-1, stages-1)
+	w.line("if (st + %d < ns) issue(st + %d, wso);", ahead, ahead)
 	w.line("fz_cp_commit();")
-	w.line("fz_gemv_wg_stage<NB, %v>(acc, fz_smem_addr(ring + (st %% %d) * %d), wg, %d, %d);", g.bv.dt == ir.BF16, stages, plan.GemvWGStageBytes, rows, gemvWGWeightBytes)
+	w.line("fz_gemv_wg_stage<NB, %v>(acc, da + (rso >> 4), db + (rso >> 4), %d);", g.bv.dt == ir.BF16, rows)
+	w.line("fz_wgmma_wait<1>();")
+	w.line("rso = rso == %d ? 0 : rso + %d;", (stages-1)*sb, sb)
+	w.line("wso = wso == %d ? 0 : wso + %d;", (stages-1)*sb, sb)
 	w.close()
+	w.line("fz_wgmma_wait<0>();")
 	w.line("fz_cp_wait<0>();")
 	w.line("__syncthreads();")
 	w.line("fz_gemv_wg_store<NB>(acc, res, %d, wg);", gemvRowTN)

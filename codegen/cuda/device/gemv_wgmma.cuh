@@ -94,21 +94,21 @@ FZ_WGMMA_TN64(true, "bf16")
 FZ_WGMMA_TN64(false, "f16")
 #undef FZ_WGMMA_TN64
 
-// fz_gemv_wg_stage issues warpgroup wg's wgmmas over the ring stage at
-// shared address sb (rows positions, a multiple of 16; 8·NB rows of the
-// left operand) and waits for them, so that the stage may be refilled.
+// fz_gemv_wg_stage issues a warpgroup's wgmmas over one ring stage (rows
+// positions, a multiple of 16; 8·NB rows of the left operand) as one
+// group: da describes the stage's first m64 tile of the warpgroup's
+// columns, db its left-operand rows; the caller waits for the group
+// before the stage is refilled.
 template <int NB, bool BF16>
-FZ_DEV void fz_gemv_wg_stage(float (*acc)[NB * 4], u32 sb, int wg, int rows, int wbytes) {
+FZ_DEV void fz_gemv_wg_stage(float (*acc)[NB * 4], u64 da, u64 db, int rows) {
   fz_wgmma_fence();
 #pragma unroll
   for (int s = 0; s < rows / 16; s++) {
-    const u64 db = fz_wg_desc(sb + wbytes + s * 256, 128, rows * 16, 0);
 #pragma unroll
     for (int t = 0; t < 2; t++)
-      fz_wgmma_tn<NB * 8, BF16>(acc[t], fz_wg_desc(sb + (2 * wg + t) * rows * 128 + s * 16 * 128, 16, 1024, 1), db);
+      fz_wgmma_tn<NB * 8, BF16>(acc[t], da + (u64)((t * rows * 128 + s * 16 * 128) >> 4), db + (u64)(s * 16));
   }
   fz_wgmma_commit();
-  fz_wgmma_wait<0>();
 }
 
 // fz_gemv_wg_store writes warpgroup wg's sums to res[n * tn + c]: row n of
