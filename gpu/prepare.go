@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/fuser-dev/fuser/codegen/cuda"
@@ -67,6 +68,23 @@ func (p *Plan) NotGenerated() string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// Results are the values a step of g leaves its caller: the outputs, then
+// the states an append writes.
+func Results(g *ir.Graph) []*ir.Value {
+	out := slices.Clone(g.Outputs)
+	for _, s := range g.States {
+		if g.AppendOf(s) != nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Results are p's results (Results) as its device buffers (Layout) know
+// them: values of p.Plan.Graph, the passes' own copy of p.Graph, whose
+// values have no buffer.
+func (p *Plan) Results() []*ir.Value { return Results(p.Plan.Graph) }
 
 // PlanName is "fused" or "unfused".
 func PlanName(fused bool) string {

@@ -125,12 +125,7 @@ func PrepareRefCase(root, sub string, c Case) (*RefCase, error) {
 	if err != nil {
 		return nil, err
 	}
-	rc := &RefCase{Graph: g, Dims: dims, Inputs: inputs, dir: filepath.Join(root, sub), Results: slices.Clone(g.Outputs)}
-	for _, s := range g.States {
-		if g.AppendOf(s) != nil {
-			rc.Results = append(rc.Results, s)
-		}
-	}
+	rc := &RefCase{Graph: g, Dims: dims, Inputs: inputs, dir: filepath.Join(root, sub), Results: Results(g)}
 	rc.Entry = &RefEntry{Name: c.Name(), Spec: g.Name, What: c.What, Full: c.Full, Dims: dims, Consts: g.Consts,
 		Program: filepath.Join(sub, "layer.py"), Inputs: filepath.Join(sub, "inputs.safetensors"), Plans: map[string]RefPlan{}}
 	for _, v := range rc.Results {
@@ -154,6 +149,21 @@ func PrepareRefCase(root, sub string, c Case) (*RefCase, error) {
 		data = append(data, Encode(t.Data, v.Type.DType))
 	}
 	return rc, writeSafetensors(filepath.Join(root, rc.Entry.Inputs), specs, data)
+}
+
+// PlanResults are rc's results as plan p's device buffers know them
+// (Plan.Results), what Device.Step reads: rc.Results are values of
+// rc.Graph, which the passes copied, and have no buffer of p's.
+func (rc *RefCase) PlanResults(p *Plan) ([]*ir.Value, error) {
+	vs := p.Results()
+	var names []string
+	for _, v := range vs {
+		names = append(names, v.Name)
+	}
+	if !slices.Equal(names, rc.Entry.Results) {
+		return nil, fmt.Errorf("%s plan's results are %v, the case's %v", PlanName(p.Fused), names, rc.Entry.Results)
+	}
+	return vs, nil
 }
 
 // ResultShape is the shape of result v as the check stores it: an

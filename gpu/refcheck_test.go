@@ -126,6 +126,57 @@ func TestPrepareRefCase(t *testing.T) {
 	}
 }
 
+// TestRefPlanResults checks that what refdump reads after a step, each
+// plan's results (RefCase.PlanResults), are the case's results by name and
+// each has a device buffer of the plan's (Layout, as the device lays it
+// out), an output's or a state's, for the fused and the unfused plans of
+// Llama-3-8B and tiny at decode and prefill. The case's own values, of the
+// graph before the passes copied it, have none: reading them made every
+// plan's step on the H200 "has no device buffer".
+func TestRefPlanResults(t *testing.T) {
+	n := 0
+	for i, c := range RefCases(DefaultSeed) {
+		if c.Full || (c.Spec != "llama3_8b" && c.Spec != "tiny") {
+			continue
+		}
+		n++
+		rc, err := PrepareRefCase(t.TempDir(), RefSubdir(i, c), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fused := range []bool{true, false} {
+			name := c.Name() + " " + PlanName(fused)
+			p, err := NewPlan(rc.Graph, rc.Dims, fused)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			lay, err := NewLayout(p)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			vs, err := rc.PlanResults(p)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if len(vs) != len(rc.Entry.Results) || len(vs) == 0 {
+				t.Errorf("%s: %d results, the case has %v", name, len(vs), rc.Entry.Results)
+			}
+			for _, v := range vs {
+				b, ok := lay.Buf(v)
+				switch {
+				case !ok:
+					t.Errorf("%s: result %s has no device buffer", name, v.Ref())
+				case b.Role != "output" && b.Role != "state":
+					t.Errorf("%s: result %s is in a buffer of role %s", name, v.Name, b.Role)
+				}
+			}
+		}
+	}
+	if n != 4 {
+		t.Errorf("%d cases of llama3_8b and tiny, want 4 (decode and prefill each)", n)
+	}
+}
+
 // readBack checks that the safetensors file at path holds each of want's
 // tensors, in its value's dtype, bit for bit.
 func readBack(t *testing.T, path string, rc *RefCase, want map[string]*interp.Tensor) {

@@ -11,8 +11,8 @@ import (
 )
 
 // Step runs p's whole step once on inputs (interp.RandomInputs' tensors,
-// by declared name) and returns the device bytes of each of values (graph
-// outputs and states) afterwards, by name. It fails when a kernel of p was
+// by declared name) and returns the device bytes of each of values (of
+// p.Plan.Graph: p.Results or some of them) afterwards, by name. It fails when a kernel of p was
 // not generated: the step would not be ours.
 func (d *Device) Step(p *Plan, inputs map[string]*interp.Tensor, values []*ir.Value) (res map[string][]byte, err error) {
 	if !p.Generated() {

@@ -64,7 +64,11 @@ func run(out string, re *regexp.Regexp, seed int64, kernels string) error {
 			if err != nil {
 				return fmt.Errorf("%s %s: %w", c.Name(), name, err)
 			}
-			got, err := dev.Step(p, rc.Inputs, rc.Results)
+			var got map[string][]byte
+			vs, err := rc.PlanResults(p)
+			if err == nil {
+				got, err = dev.Step(p, rc.Inputs, vs)
+			}
 			if err == nil {
 				err = rc.WritePlanResults(name, got)
 			}
