@@ -27,7 +27,10 @@ also run through its own main, as a user would, and must write what
 layer() returns.
 
 Prints a table (case, plan, result, our err, torch err, ratio, pass),
-writes OUT/refcheck.json, and exits 1 when a check failed.
+writes OUT/refcheck.json, and exits 1 unless every plan of every case was
+compared and passed: a failed comparison or check, a case that could not
+run, a plan skipped (refdump could not run it or read its results) or no
+comparison at all each fail the run, and the verdict line says which.
 """
 import argparse
 import importlib.util
@@ -121,6 +124,10 @@ def run_case(case, root, args, rows, notes):
             continue
         ours = load_file(os.path.join(root, info["file"]), device=dev)
         for name in case["results"]:
+            if name not in ours:
+                rows.append({"case": case["name"], "plan": plan, "result": name, "status": "fail",
+                             "detail": f"not in {info['file']}"})
+                continue
             r, o, n = ref[name], ours[name], nat[name]
             if list(o.shape) != list(r.shape):
                 rows.append({"case": case["name"], "plan": plan, "result": name, "status": "fail",
@@ -178,6 +185,27 @@ def table(rows, notes):
     return "\n".join(lines)
 
 
+def verdict(rows, notes, errors):
+    """Why the run did not pass (empty when it did): a comparison or check
+    that failed, a case that could not run, a plan not checked (a skip is
+    never a pass), or no comparison passing at all."""
+    why = []
+    fails = [r for r in rows if r["status"] == "fail"]
+    if fails:
+        why.append(f"{len(fails)} comparison(s) failed, first {fails[0]['case']} {fails[0]['plan']} {fails[0]['result']}")
+    bad = [n for n in notes if not n["pass"]]
+    if bad:
+        why.append(f"{len(bad)} check(s) failed, first {bad[0]['case']}: {bad[0]['check']}")
+    if errors:
+        why.append(f"{len(errors)} case(s) could not run, first {errors[0]['case']}: {errors[0]['error']}")
+    skips = [r for r in rows if r["status"] == "skip"]
+    if skips:
+        why.append(f"{len(skips)} plan(s) not checked, first {skips[0]['case']} {skips[0]['plan']}: {skips[0]['detail']}")
+    if not any(r["status"] == "pass" for r in rows):
+        why.append("no comparison passed")
+    return why
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("dir", help="refdump's output: cases.json and the case directories")
@@ -203,13 +231,13 @@ def main(argv=None):
             print(f"{case['name']}: {type(e).__name__}: {e}", file=sys.stderr)
         if args.device == "cuda":
             torch.cuda.empty_cache()
-    failed = [r for r in rows if r["status"] == "fail"] + [n for n in notes if not n["pass"]] + errors
+    why = verdict(rows, notes, errors)
     summary = {
         "torch": torch.__version__,
         "device": torch.cuda.get_device_name() if args.device == "cuda" else args.device,
         "matmul": matmul_flags(),
         "ratio": args.ratio, "eps_rel": args.eps_rel,
-        "passed": not failed and bool(rows),
+        "passed": not why, "why": why,
         "counts": {s: sum(r["status"] == s for r in rows) for s in ["pass", "fail", "skip"]},
         "worst_ratio": max((r["ratio"] for r in rows if "ratio" in r), default=0.0),
         "rows": rows, "checks": notes, "errors": errors,
@@ -217,6 +245,7 @@ def main(argv=None):
     print(table(rows, notes))
     for e in errors:
         print(f"{e['case']}: ERROR {e['error']}")
+    print("verdict: " + ("pass" if not why else "FAIL: " + "; ".join(why)))
     print(json.dumps({k: summary[k] for k in ["torch", "device", "passed", "counts", "worst_ratio"]}))
     with open(os.path.join(out, "refcheck.json"), "w") as f:
         json.dump(finite(summary), f, indent=1)

@@ -68,14 +68,7 @@ func TestRefCases(t *testing.T) {
 // round-trip through the safetensors writer and reader, bit for bit in
 // their dtypes, and the manifest names the files.
 func TestPrepareRefCase(t *testing.T) {
-	var c Case
-	for _, rc := range RefCases(DefaultSeed) {
-		if rc.Spec == "paged_decode" {
-			c = rc
-			break
-		}
-	}
-	c.Dims = map[string]int64{"B": 3, "S": 1, "T": 40}
+	c := refCase(t, "paged_decode", map[string]int64{"B": 3, "S": 1, "T": 40})
 	root := t.TempDir()
 	rc, err := PrepareRefCase(root, RefSubdir(7, c), c)
 	if err != nil {
@@ -177,6 +170,19 @@ func TestRefPlanResults(t *testing.T) {
 	}
 }
 
+// refCase is the first of RefCases of spec, at dims.
+func refCase(t *testing.T, spec string, dims map[string]int64) Case {
+	t.Helper()
+	for _, c := range RefCases(DefaultSeed) {
+		if c.Spec == spec {
+			c.Dims = dims
+			return c
+		}
+	}
+	t.Fatalf("no case of %s", spec)
+	return Case{}
+}
+
 // readBack checks that the safetensors file at path holds each of want's
 // tensors, in its value's dtype, bit for bit.
 func readBack(t *testing.T, path string, rc *RefCase, want map[string]*interp.Tensor) {
@@ -212,21 +218,7 @@ func readBack(t *testing.T, path string, rc *RefCase, want map[string]*interp.Te
 // hand-written reference must agree with the exported program, and one
 // program's main must run.
 func TestRefcheckPy(t *testing.T) {
-	py := os.Getenv("FUSER_PYTHON")
-	if py == "" {
-		py = "python3"
-	}
-	if err := exec.Command(py, "-c", "import torch").Run(); err != nil {
-		t.Skipf("no PyTorch for %s (set FUSER_PYTHON to a python3 that has it): refcheck.py runs on the device only", py)
-	}
-	env := os.Environ()
-	if err := exec.Command(py, "-c", "import safetensors.torch").Run(); err != nil {
-		stand, err := filepath.Abs("testdata/pysafetensors")
-		if err != nil {
-			t.Fatal(err)
-		}
-		env = append(env, "PYTHONPATH="+stand)
-	}
+	refcheck := refcheckPy(t)
 	root := t.TempDir()
 	m := &RefManifest{Seed: DefaultSeed}
 	picked := map[string]map[string]int64{
@@ -260,29 +252,9 @@ func TestRefcheckPy(t *testing.T) {
 	if err := WriteRefManifest(root, m); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(py, "../bench/refcheck.py", root, "--device", "cpu")
-	cmd.Env = env
-	out, err := cmd.CombinedOutput()
-	if code := cmd.ProcessState.ExitCode(); code != 1 {
-		t.Fatalf("refcheck.py: %v (exit %d, want 1: the scaled attention fails)\n%s", err, code, out)
-	}
-	b, err := os.ReadFile(filepath.Join(root, "refcheck.json"))
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	var sum struct {
-		Rows []struct {
-			Case, Plan, Result, Status string
-			Ratio                      any
-		} `json:"rows"`
-		Checks []struct {
-			Case, Check string
-			Pass        bool
-		} `json:"checks"`
-		Errors []any `json:"errors"`
-	}
-	if err := json.Unmarshal(b, &sum); err != nil {
-		t.Fatal(err)
+	code, sum, out := refcheck(root)
+	if code != 1 || sum.Passed {
+		t.Fatalf("refcheck.py: exit %d, passed %v, want 1 and false: the scaled attention fails\n%s", code, sum.Passed, out)
 	}
 	if len(sum.Rows) != 12 || len(sum.Errors) > 0 {
 		t.Errorf("%d rows, want 12 (y and kv of 3 cases, each of 2 plans); errors %v\n%s", len(sum.Rows), sum.Errors, out)
@@ -301,6 +273,106 @@ func TestRefcheckPy(t *testing.T) {
 		if pass, ok := checks[want]; !ok || !pass {
 			t.Errorf("check %q: ran %v, passed %v\n%s", want, ok, pass, out)
 		}
+	}
+}
+
+// TestRefcheckPySkips runs bench/refcheck.py (as TestRefcheckPy does)
+// over a case of tiny whose fused plan's results are the interpreter's,
+// rounded, which pass, and whose unfused plan refdump skipped, as it does
+// when it cannot read a result: the run must fail (exit 1, passed false)
+// and say that a plan was not checked; with both plans skipped, also that
+// no comparison passed. A skip is never a pass.
+func TestRefcheckPySkips(t *testing.T) {
+	refcheck := refcheckPy(t)
+	root := t.TempDir()
+	c := refCase(t, "tiny", map[string]int64{"B": 2, "S": 1, "T": 7})
+	rc, err := PrepareRefCase(root, RefSubdir(0, c), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rc.WritePlanResults("fused", roundedResults(t, rc, rc.Graph)); err != nil {
+		t.Fatal(err)
+	}
+	const skip = "%55.y has no device buffer"
+	rc.Entry.Plans["unfused"] = RefPlan{Skip: skip}
+	for _, tc := range []struct {
+		name string
+		why  []string
+	}{
+		{"unfused skipped", []string{"1 plan(s) not checked, first " + c.Name() + " unfused: " + skip}},
+		{"both skipped", []string{"2 plan(s) not checked", "no comparison passed"}},
+	} {
+		if tc.name == "both skipped" {
+			rc.Entry.Plans["fused"] = RefPlan{Skip: skip}
+		}
+		if err := WriteRefManifest(root, &RefManifest{Seed: DefaultSeed, Cases: []*RefEntry{rc.Entry}}); err != nil {
+			t.Fatal(err)
+		}
+		code, sum, out := refcheck(root)
+		if code != 1 || sum.Passed {
+			t.Errorf("%s: exit %d, passed %v, want 1 and false\n%s", tc.name, code, sum.Passed, out)
+		}
+		why := strings.Join(sum.Why, "; ")
+		for _, w := range tc.why {
+			if !strings.Contains(why, w) || !strings.Contains(out, "verdict: FAIL: ") {
+				t.Errorf("%s: the verdict %q does not say %q\n%s", tc.name, why, w, out)
+			}
+		}
+	}
+}
+
+// refcheckSummary is what the tests read of refcheck.json.
+type refcheckSummary struct {
+	Passed bool     `json:"passed"`
+	Why    []string `json:"why"`
+	Rows   []struct {
+		Case, Plan, Result, Status string
+		Ratio                      any
+	} `json:"rows"`
+	Checks []struct {
+		Case, Check string
+		Pass        bool
+	} `json:"checks"`
+	Errors []any `json:"errors"`
+}
+
+// refcheckPy returns a function that runs bench/refcheck.py on the CPU
+// over a directory refdump's way and returns its exit status, its
+// refcheck.json and its output, where a Python with PyTorch is at hand
+// (FUSER_PYTHON, else python3; the safetensors package is stood in for by
+// testdata/pysafetensors when missing), and skips t otherwise.
+func refcheckPy(t *testing.T) func(root string) (int, refcheckSummary, string) {
+	t.Helper()
+	py := os.Getenv("FUSER_PYTHON")
+	if py == "" {
+		py = "python3"
+	}
+	if err := exec.Command(py, "-c", "import torch").Run(); err != nil {
+		t.Skipf("no PyTorch for %s (set FUSER_PYTHON to a python3 that has it): refcheck.py runs on the device only", py)
+	}
+	env := os.Environ()
+	if err := exec.Command(py, "-c", "import safetensors.torch").Run(); err != nil {
+		stand, err := filepath.Abs("testdata/pysafetensors")
+		if err != nil {
+			t.Fatal(err)
+		}
+		env = append(env, "PYTHONPATH="+stand)
+	}
+	return func(root string) (int, refcheckSummary, string) {
+		t.Helper()
+		os.Remove(filepath.Join(root, "refcheck.json"))
+		cmd := exec.Command(py, "../bench/refcheck.py", root, "--device", "cpu")
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		var sum refcheckSummary
+		b, rerr := os.ReadFile(filepath.Join(root, "refcheck.json"))
+		if rerr == nil {
+			rerr = json.Unmarshal(b, &sum)
+		}
+		if rerr != nil {
+			t.Fatalf("refcheck.py: %v, refcheck.json: %v\n%s", err, rerr, out)
+		}
+		return cmd.ProcessState.ExitCode(), sum, string(out)
 	}
 }
 
