@@ -24,7 +24,9 @@
 # REF_RATIO (default 2), REF_EPS_REL (default 1e-6 of max|float64|),
 # REF_TIMEOUT (seconds per step, default 300), REF_DATA (keep the data
 # there instead of a scratch directory), PYTHON (default python3).
-# Exits 1 when a step failed or a check did not pass.
+# Exits 1 when a step failed or a check did not pass (refcheck.py fails a
+# run where a plan was skipped or nothing was compared; its verdict line,
+# in the summary, says why).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: .gpu/refcheck.sh OUT}
@@ -66,7 +68,7 @@ if [ -f "$data/cases.json" ]; then
 	done
 	step refcheck "$r/refcheck.log" env PYTHONUNBUFFERED=1 "${PYTHON:-python3}" "$here/refcheck.py" "$data" --out "$r" \
 		--ratio "${REF_RATIO:-2}" --eps-rel "${REF_EPS_REL:-1e-6}"
-	grep -E 'fail|FAIL|ERROR|^\{' "$r/refcheck.log" | tail -40 >>"$sum"
+	grep -E 'fail|FAIL|ERROR|^verdict|^\{' "$r/refcheck.log" | tail -40 >>"$sum"
 else
 	echo "refcheck: not run, refdump wrote no cases.json" >>"$sum"
 	status=1

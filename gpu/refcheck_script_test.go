@@ -26,22 +26,31 @@ echo 'x' >"$out/c00_tiny/inputs.safetensors"
 `
 
 // pythonStub stands in for python3 running refcheck.py: it prints its
-// arguments and a verdict, and writes refcheck.json under --out.
+// arguments and a verdict, and writes refcheck.json under --out; with
+// PY_SKIP set, a plan skipped and the run failed, as refcheck.py fails it.
 const pythonStub = `#!/usr/bin/env bash
 echo "python $*"
 while [ $# -gt 0 ]; do
 	if [ "$1" = --out ]; then out=$2; fi
 	shift
 done
+if [ -n "${PY_SKIP:-}" ]; then
+	echo 'tiny/small unfused - skip: %55.y has no device buffer'
+	echo 'verdict: FAIL: 1 plan(s) not checked'
+	echo '{"passed": false}' | tee "$out/refcheck.json"
+	exit 1
+fi
 echo 'tiny/small fused y 0.1 0.2 0.5 pass'
+echo 'verdict: pass'
 echo '{"passed": true}' | tee "$out/refcheck.json"
 `
 
 // TestRefcheckScript runs refcheck.sh over stand-ins for refdump and
 // python3: both steps run with their arguments, the summary records each,
 // the manifest, the programs, the logs and refcheck.json come back in the
-// one archive and the data does not; with refdump failing, the script
-// says refcheck did not run and exits 1.
+// one archive and the data does not; with refcheck.py failing a run where
+// a plan was skipped, the script exits 1 and the summary says why; with
+// refdump failing, the script says refcheck did not run and exits 1.
 func TestRefcheckScript(t *testing.T) {
 	for _, tool := range []string{"bash", "tar", "gzip", "timeout"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -77,7 +86,7 @@ func TestRefcheckScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"refdump: exit 0", "refcheck: exit 0", `{"passed": true}`} {
+	for _, want := range []string{"refdump: exit 0", "refcheck: exit 0", "verdict: pass", `{"passed": true}`} {
 		if !strings.Contains(string(sum), want) {
 			t.Errorf("summary lacks %q:\n%s", want, sum)
 		}
@@ -106,8 +115,20 @@ func TestRefcheckScript(t *testing.T) {
 	}
 
 	out = filepath.Join(dir, "out2")
+	b, err := run(out, "PY_SKIP=1")
+	sum, _ = os.ReadFile(filepath.Join(out, "summary.txt"))
+	if err == nil {
+		t.Errorf("with a plan skipped: refcheck.sh exits 0\n%s", b)
+	}
+	for _, want := range []string{"refcheck: exit 1", "verdict: FAIL: 1 plan(s) not checked", `{"passed": false}`} {
+		if !strings.Contains(string(sum), want) {
+			t.Errorf("with a plan skipped, the summary lacks %q:\n%s", want, sum)
+		}
+	}
+
+	out = filepath.Join(dir, "out3")
 	os.RemoveAll(data)
-	b, err := run(out, "REFDUMP_FAIL=1")
+	b, err = run(out, "REFDUMP_FAIL=1")
 	if err == nil || !strings.Contains(b, "refdump: exit 3") || !strings.Contains(b, "refcheck: not run") {
 		t.Errorf("with refdump failing: %v\n%s", err, b)
 	}
