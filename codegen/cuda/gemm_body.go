@@ -127,7 +127,7 @@ func (g *gemmModel) emitSplitWrite(w *writer, per ix) {
 // r0+mr-1. Unsplit, the tile's sums are in res[m * tn + slot]; split, each
 // split takes an equal share of the tile's elements and sums their
 // partials in split order (the same bits whichever split sums them).
-func (g *gemmModel) emitTileEpilogue(w *writer, split bool, per ix) error {
+func (g *gemmModel) emitTileEpilogue(w *writer, split bool, per ix) {
 	ep := g.epi
 	tn := g.gemvTN()
 	w.open("switch (seg) {")
@@ -153,7 +153,6 @@ func (g *gemmModel) emitTileEpilogue(w *writer, split bool, per ix) error {
 		w.close()
 	}
 	w.close()
-	return nil
 }
 
 // gemvEpiBatch is the elements a thread of a split GEMV's epilogue takes at
@@ -289,9 +288,7 @@ func (g *gemmModel) mainBody(split bool) (string, error) {
 		w.line("__syncthreads();")
 		w.line("__threadfence();")
 	}
-	if err := g.emitTileEpilogue(&w, split, per); err != nil {
-		return "", err
-	}
+	g.emitTileEpilogue(&w, split, per)
 	w.close()
 	w.line("if (!waited) fz_grid_sync();")
 	return w.String(), nil

@@ -6,13 +6,14 @@ import (
 )
 
 // The tensor-core GEMV on sm_90a (device/gemv_wgmma.cuh), which the launch
-// asks for (plan.Launch.WGMMA): the same ring, tile and zero fills as the
-// mma.sync GEMV, the stages in wgmma's canonical layouts, and each of the
-// block's two warpgroups taking half the tile's columns over every position
-// of a stage, so that the sums need no reduction between warps. A stage's
-// wgmmas run while the next stage is waited for and its copies issued: a
-// stage is refilled two steps after it was read (GemvWGStages - 2 stages
-// in flight), once the wgmma wait of the step between has retired it.
+// asks for (plan.Launch.WGMMA): the mma.sync GEMV's tile, zero fills and
+// cp.async ring, with GemvWGStages stages in wgmma's canonical layouts, and
+// each of the block's two warpgroups taking half the tile's columns over
+// every position of a stage, so that the sums need no reduction between
+// warps. A stage's wgmmas run while the next stage is waited for and its
+// copies issued: a stage is refilled two steps after it was read
+// (GemvWGStages - 2 stages in flight), once the wgmma wait of the step
+// between has retired it.
 const gemvWGWeightBytes = plan.GemvRingRows * gemvRowTN * 2
 
 // gemvWGMMA reports whether the kernel's tensor-core GEMV issues wgmma.

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # round.sh (as run on the device, from .gpu-var/ of the checkout at ca18f82):
 # the B64 phase ablation. For each variant under .gpu-var/v (fuser + kernels
-# of one tree, built with /work/buildvar.sh TREE NAME DIMS...: go build -tags
-# cuda -ldflags='-s -w' ./cmd/fuser and go run -tags nvrtc ./gpu/cmd/gpukernels
-# -bench 'llama3_8b:DIMS;...' -suite=false, the fuser gzipped), fuser bench of
+# of one tree, built in that tree with go build -tags cuda -ldflags='-s -w'
+# -o .gpu-var/v/NAME/fuser ./cmd/fuser, then gzip -9 on it, and go run -tags
+# nvrtc ./gpu/cmd/gpukernels -out .gpu-var/v/NAME/kernels -bench
+# 'llama3_8b:DIMS;...' -suite=false; gpu/ncu.sh, bench/ncu_stalls.py and a
+# bench.env copied into .gpu-var), fuser bench of
 # llama3_8b at that variant's dims; then ncu of base's k05 at B64
 # (gpu/ncu.sh). Variants: base = ca18f82 (main), cand = cand.diff (the
 # split write and the attention's L2 ask), wait1 = wait1.diff, noepi =
