@@ -2,11 +2,13 @@
 """PyTorch anchors on the same shapes as fuser's benchmarks, in the same run.
 
 Usage on the GPU machine (no Go there):
-    python3 bench/compare.py --ours RESULTS/fuser_bench.json --out RESULTS
-Measures the anchors (PyTorch eager, eager + CUDA graph, torch.compile; SDPA
-flash and cuDNN for decode attention; copy bandwidth and GEMM ceilings),
-reads fuser's own measurements from --ours when given, and writes
-anchors.json, compare.json (ratios) and compare.png (when matplotlib is there).
+    python3 bench/compare.py --ours RESULTS/fuser_bench.json --out RESULTS [--prefill 4096,512]
+Measures the anchors (PyTorch eager, eager + CUDA graph, torch.compile of the
+Llama-3-8B layer at decode and, with --prefill, at prefill, with the layer's
+GEMMs through cuBLAS; SDPA flash and cuDNN for decode attention; copy
+bandwidth and GEMM ceilings), reads fuser's own measurements from --ours when
+given, and writes anchors.json, compare.json (ratios; ours beside the prefill
+anchors under prefill) and compare.png (when matplotlib is there).
 """
 import argparse, json, math, os, sys
 
@@ -81,7 +83,9 @@ def decode_attention(shapes):
 
 
 class Llama(torch.nn.Module):
-    """The default spec (specs/llama3_8b.fu) written in PyTorch: one decode step."""
+    """The default spec (specs/llama3_8b.fu) written in PyTorch: one decode
+    step (forward) and a prefill with no cache before it (forward_prefill),
+    on the same weights."""
 
     def __init__(self):
         super().__init__()
@@ -97,27 +101,78 @@ class Llama(torch.nn.Module):
         xf = x.float()
         return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-5)).to(x.dtype) * w
 
-    def forward(self, x, kc, vc, cos, sin):
-        b = x.shape[0]
-        h = self.rms(x, self.w1)
-        q, k, v = self.qkv(h).split([4096, 1024, 1024], -1)
-        q = q.view(b, 32, 1, 128)
-        k = k.view(b, 8, 1, 128)
+    @staticmethod
+    def rope(t, cos, sin):
+        t1, t2 = t[..., :64], t[..., 64:]
+        return torch.cat([t1 * cos - t2 * sin, t2 * cos + t1 * sin], -1)
 
-        def rope(t):
-            t1, t2 = t[..., :64], t[..., 64:]
-            return torch.cat([t1 * cos - t2 * sin, t2 * cos + t1 * sin], -1)
-
-        q, k = rope(q), rope(k)
-        kc[:, :, -1:] = k
-        vc[:, :, -1:] = v.view(b, 8, 1, 128)
-        a = F.scaled_dot_product_attention(q, kc, vc, enable_gqa=True).reshape(b, 4096)
+    def mlp(self, x, a):
+        """The layer after attention: output projection and residual add,
+        RMSNorm, SwiGLU over the halves of the gate/up projection, down
+        projection and residual add."""
         x = x + self.o(a)
         g, u = self.gu(self.rms(x, self.w2)).chunk(2, -1)
         return x + self.down(F.silu(g) * u)
 
+    def forward(self, x, kc, vc, cos, sin):
+        b = x.shape[0]
+        h = self.rms(x, self.w1)
+        q, k, v = self.qkv(h).split([4096, 1024, 1024], -1)
+        q = self.rope(q.view(b, 32, 1, 128), cos, sin)
+        k = self.rope(k.view(b, 8, 1, 128), cos, sin)
+        kc[:, :, -1:] = k
+        vc[:, :, -1:] = v.view(b, 8, 1, 128)
+        a = F.scaled_dot_product_attention(q, kc, vc, enable_gqa=True).reshape(b, 4096)
+        return self.mlp(x, a)
+
+    def forward_prefill(self, x, cos, sin):
+        """x [B, S, 4096], cos and sin [S, 64]: the S tokens attend causally
+        to each other (no cache before them, none written)."""
+        b, s, _ = x.shape
+        h = self.rms(x, self.w1)
+        q, k, v = self.qkv(h).split([4096, 1024, 1024], -1)
+        q = self.rope(q.view(b, s, 32, 128).transpose(1, 2), cos, sin)
+        k = self.rope(k.view(b, s, 8, 128).transpose(1, 2), cos, sin)
+        v = v.view(b, s, 8, 128).transpose(1, 2)
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
+        return self.mlp(x, a.transpose(1, 2).reshape(b, s, 4096))
+
 
 COMPILE_MODES = {"default": "compile_us", "max-autotune-no-cudagraphs": "compile_max_autotune_us"}
+
+
+def time_modes(fn, args, modes):
+    """fn(*args) under no_grad, medians of bench_ms in us: eagerly
+    (eager_us), as one CUDA graph captured after 3 warm-up calls on a side
+    stream and replayed (eager_graph_us), and under torch.compile in each
+    of modes (COMPILE_MODES names the key; "err: ..." where it failed)."""
+    row = {}
+    with torch.no_grad():
+        row["eager_us"] = round(bench_ms(lambda: fn(*args)) * 1e3, 1)
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            for _ in range(3):
+                fn(*args)
+        torch.cuda.current_stream().wait_stream(s)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            fn(*args)
+        row["eager_graph_us"] = round(bench_ms(graph.replay) * 1e3, 1)
+        # torch.compile in its default mode and in PyTorch's fastest for
+        # this layer (max-autotune without its own CUDA graphs, which
+        # ANCHORS.md measured ahead of reduce-overhead).
+        for mode in modes:
+            key = COMPILE_MODES[mode]
+            try:
+                torch._dynamo.reset()
+                compiled = torch.compile(fn, mode=mode)
+                for _ in range(3):
+                    compiled(*args)
+                row[key] = round(bench_ms(lambda: compiled(*args)) * 1e3, 1)
+            except Exception as e:
+                row[key] = "err: " + str(e)[:100]
+    return row
 
 
 def llama_decode(batches, context, modes):
@@ -131,32 +186,77 @@ def llama_decode(batches, context, modes):
         cos = torch.randn(64, device=DEV, dtype=torch.bfloat16)
         sin = torch.randn_like(cos)
         row = {"floor_bytes": weight_bytes + 2 * kc.numel() * 2}
-        with torch.no_grad():
-            row["eager_us"] = round(bench_ms(lambda: layer(x, kc, vc, cos, sin)) * 1e3, 1)
-            s = torch.cuda.Stream()
-            s.wait_stream(torch.cuda.current_stream())
-            with torch.cuda.stream(s):
-                for _ in range(3):
-                    layer(x, kc, vc, cos, sin)
-            torch.cuda.current_stream().wait_stream(s)
-            graph = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(graph):
-                layer(x, kc, vc, cos, sin)
-            row["eager_graph_us"] = round(bench_ms(graph.replay) * 1e3, 1)
-            # torch.compile in its default mode and in PyTorch's fastest for
-            # this layer (max-autotune without its own CUDA graphs, which
-            # ANCHORS.md measured ahead of reduce-overhead).
-            for mode in modes:
-                key = COMPILE_MODES[mode]
-                try:
-                    torch._dynamo.reset()
-                    compiled = torch.compile(layer, mode=mode)
-                    for _ in range(3):
-                        compiled(x, kc, vc, cos, sin)
-                    row[key] = round(bench_ms(lambda: compiled(x, kc, vc, cos, sin)) * 1e3, 1)
-                except Exception as e:
-                    row[key] = "err: " + str(e)[:100]
+        row.update(time_modes(layer, (x, kc, vc, cos, sin), modes))
         out[f"B{b}_T{context}"] = row
+    return out
+
+
+# The layer's projections as fuser stores their weights, [K, N] row-major:
+# name -> (K, N).
+PROJECTIONS = {"qkv": (4096, 6144), "o": (4096, 4096), "gate_up": (4096, 2 * 14336), "down": (14336, 4096)}
+
+
+def prefill_flops(b, s, t=0):
+    """The Llama-3-8B layer's FLOPs for S new tokens a sequence after T
+    cached ones: 2·M·K·N over the 4 projections (M = B·S) and causal
+    attention, 2·2·(S·T + S²/2)·32 heads·128 (the norms, RoPE and SwiGLU
+    left out)."""
+    m = b * s
+    return 2 * m * sum(k * n for k, n in PROJECTIONS.values()) + 2 * 2 * b * (s * t + s * s // 2) * 32 * 128
+
+
+def llama_prefill(tokens, modes):
+    """The layer at prefill, batch 1, S new tokens and no cache (causal SDPA
+    over them), timed by time_modes; keyed prefill_B1_S<S>, with the
+    layer's FLOPs (prefill_flops)."""
+    layer = Llama().to(DEV, torch.bfloat16).eval()
+    out = {}
+    for s in tokens:
+        x = torch.randn(1, s, 4096, device=DEV, dtype=torch.bfloat16)
+        cos = torch.randn(s, 64, device=DEV, dtype=torch.bfloat16)
+        sin = torch.randn_like(cos)
+        row = {"B": 1, "S": s, "T": 0, "flops": prefill_flops(1, s)}
+        row.update(time_modes(layer.forward_prefill, (x, cos, sin), modes))
+        out[f"prefill_B1_S{s}"] = row
+        del x, cos, sin
+    return out
+
+
+def swiglu(h):
+    g, u = h.chunk(2, -1)
+    return F.silu(g) * u
+
+
+# The epilogue fuser fuses into each projection at prefill, as PyTorch runs
+# it eagerly after the matmul h = x @ w (r: the residual): name -> (what, f(h, r)).
+EPILOGUES = {"o": ("residual add", lambda h, r: r + h), "gate_up": ("silu(g) * u", lambda h, r: swiglu(h)),
+             "down": ("residual add", lambda h, r: r + h)}
+
+
+def prefill_gemms(tokens):
+    """cuBLAS (torch.matmul, bf16) on the layer's projections at M = S rows:
+    x [M, K] @ w [K, N] alone (matmul_us) and, where fuser fuses an
+    epilogue into the projection, followed by PyTorch's eager kernel for it
+    (matmul_epilogue_us); medians of bench_ms, TFLOP/s = 2·M·K·N / time.
+    Keyed M<m>, then by projection."""
+    out = {}
+    for m in tokens:
+        rows = {}
+        for name, (k, n) in PROJECTIONS.items():
+            x = torch.randn(m, k, device=DEV, dtype=torch.bfloat16)
+            w = torch.randn(k, n, device=DEV, dtype=torch.bfloat16) / math.sqrt(k)
+            flops = 2 * m * k * n
+            us = bench_ms(lambda: x @ w) * 1e3
+            row = {"M": m, "K": k, "N": n, "flops": flops, "matmul_us": round(us, 1), "matmul_TFLOPs": round(flops / us / 1e6, 1)}
+            if name in EPILOGUES:
+                what, epi = EPILOGUES[name]
+                r = torch.randn(m, n, device=DEV, dtype=torch.bfloat16)
+                us = bench_ms(lambda: epi(x @ w, r)) * 1e3
+                row.update({"epilogue": what, "matmul_epilogue_us": round(us, 1), "matmul_epilogue_TFLOPs": round(flops / us / 1e6, 1)})
+                del r
+            rows[name] = row
+            del x, w
+        out[f"M{m}"] = rows
     return out
 
 
@@ -213,6 +313,151 @@ def decode_attention_table(anchors, ours):
         if num(cu, "do_bench_us"):
             note = f"cuDNN by do_bench {cu['do_bench_us']:.2f} us" + (f"; {note}" if note else "")
         lines.append(f"{key:28s} {us:9.2f} {tbs} {' '.join(cells)} {' '.join(sp)}  {note}")
+    return lines, table
+
+
+LAYER_MODES = {"eager_us": "torch eager", "eager_graph_us": "torch eager + CUDA graph",
+               "compile_us": "torch.compile default", "compile_max_autotune_us": "torch.compile max-autotune-no-cudagraphs"}
+
+
+def positive(x):
+    """x is a measurement: a number above 0 (not an "err: ..." string)."""
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and x > 0
+
+
+def tflops(flops, us):
+    """TFLOP/s of flops in us, to 0.1."""
+    return round(flops / us / 1e6, 1)
+
+
+def match_projection(kernel, m):
+    """The projection of PROJECTIONS that one of our GEMM kernels at M rows
+    computes: its modelled FLOPs within 2% of 2·M·K·N (an epilogue adds a
+    few per element) and its modelled bytes within 4x of the projection's
+    x, w and result (which tells the O projection from an unfused plan's
+    q·kᵀ or p·v, of the same FLOPs at S = 32·128); None when none fits."""
+    for name, (k, n) in PROJECTIONS.items():
+        flops, nbytes = 2 * m * k * n, 2 * (m * k + k * n + m * n)
+        if abs(kernel.get("model_flops", 0) / flops - 1) <= 0.02 and nbytes / 4 <= kernel.get("model_bytes", 0) <= 4 * nbytes:
+            return name
+    return None
+
+
+def prefill_layer_rows(flops, anchor, step):
+    """One prefill's layer: our fused step (graph replay and eager, from
+    fuser bench's step) and each anchor of llama_prefill, in us and TFLOP/s
+    of flops, with our time over the anchor's. Returns the lines and the
+    anchors, ours and ratios tables."""
+    row = {"anchors": {}, "ours": {}, "ratios": {}}
+    lines = [f"  {'':42s} {'us':>9s} {'TFLOP/s':>7s} {'ours graph/it':>13s} {'ours eager/it':>13s}"]
+    if step.get("skipped"):
+        row["ours"]["fused_skipped"] = step["skipped"]
+        lines.append(f"  {'ours fused':42s} skipped: {step['skipped'][:70]}")
+    for key, what in (("graph_us", "ours fused graph replay"), ("eager_us", "ours fused eager")):
+        if positive(step.get(key)):
+            row["ours"]["fused_" + key] = {"us": step[key], "TFLOPs": tflops(flops, step[key])}
+            lines.append(f"  {what:42s} {step[key]:9.1f} {tflops(flops, step[key]):7.1f}")
+    for mode, what in LAYER_MODES.items():
+        us = anchor.get(mode)
+        if not positive(us):
+            if mode in anchor:
+                row["anchors"][mode] = us
+                lines.append(f"  {what:42s} {str(us)[:70]}")
+            continue
+        row["anchors"][mode] = {"us": us, "TFLOPs": tflops(flops, us)}
+        cells = []
+        for key in ("graph_us", "eager_us"):
+            if positive(step.get(key)):
+                row["ratios"][f"fused_{key}/{mode}"] = round(step[key] / us, 3)
+                cells.append(f"{step[key] / us:13.3f}")
+            else:
+                cells.append(f"{'-':>13s}")
+        lines.append(f"  {what:42s} {us:9.1f} {tflops(flops, us):7.1f} {' '.join(cells)}")
+    return lines, row
+
+
+def prefill_gemm_rows(m, cublas, target):
+    """One prefill's GEMMs at M rows: each projection's cuBLAS anchor
+    (prefill_gemms, alone and with PyTorch's epilogue) beside every GEMM
+    kernel of our fused and unfused plans that match_projection gives it,
+    in us and TFLOP/s of 2·M·K·N, with cuBLAS's time over ours (of_cublas,
+    of_cublas_epilogue: our rate as a fraction of theirs). Returns the
+    lines and the rows."""
+    mine = {name: [] for name in PROJECTIONS}
+    for plan in ("fused", "unfused"):
+        for k in (target.get(plan) or {}).get("kernels") or []:
+            name = match_projection(k, m) if k.get("strategy") == "gemm" else None
+            if name:
+                mine[name].append((plan, k))
+    if not cublas and not any(mine.values()):
+        return [], []
+    dash = f"{'-':>9s} {'-':>7s}"
+    lines = [f"  {'GEMM':26s} {'our kernel (plan)':44s} {'ours us':>9s} {'TFLOP/s':>7s} {'cuBLAS us':>9s} {'TFLOP/s':>7s} {'of it':>6s}"
+             f" {'+epi us':>9s} {'TFLOP/s':>7s} {'of it':>6s}  epilogue"]
+    rows = []
+    for name, (k, n) in PROJECTIONS.items():
+        c, flops = cublas.get(name, {}), 2 * m * k * n
+        base = {"projection": name, "M": m, "K": k, "N": n, "flops": flops}
+        if c:
+            base["cublas"] = {x: c[x] for x in ("matmul_us", "matmul_TFLOPs", "epilogue", "matmul_epilogue_us", "matmul_epilogue_TFLOPs") if x in c}
+        theirs = f"{c['matmul_us']:9.1f} {c['matmul_TFLOPs']:7.1f}" if c else dash
+        epi = f"{c['matmul_epilogue_us']:9.1f} {c['matmul_epilogue_TFLOPs']:7.1f}" if "matmul_epilogue_us" in c else dash
+        # Every kernel of ours on this projection, or the anchor alone.
+        for plan, kt in mine[name] or ([(None, None)] if c else []):
+            g, label, ours, of, of_epi = dict(base), "-", dash, f"{'-':>6s}", f"{'-':>6s}"
+            if kt is not None:
+                g.update({"kernel": kt["name"], "plan": plan})
+                label = f"{kt['name']} ({plan})"
+                if kt.get("skipped"):
+                    g["skipped"] = kt["skipped"]
+                    label += " skipped"
+                elif positive(kt.get("median_us")):
+                    us = kt["median_us"]
+                    g.update({"us": us, "TFLOPs": tflops(flops, us)})
+                    ours = f"{us:9.1f} {tflops(flops, us):7.1f}"
+                    if c:
+                        g["of_cublas"] = round(c["matmul_us"] / us, 3)
+                        of = f"{g['of_cublas']:6.3f}"
+                    if "matmul_epilogue_us" in c:
+                        g["of_cublas_epilogue"] = round(c["matmul_epilogue_us"] / us, 3)
+                        of_epi = f"{g['of_cublas_epilogue']:6.3f}"
+            rows.append(g)
+            lines.append(f"  {name + f' M{m} K{k} N{n}':26s} {label:44s} {ours} {theirs} {of} {epi} {of_epi}  {c.get('epilogue', '')}".rstrip())
+    return lines, rows
+
+
+def prefill_table(anchors, ours):
+    """Prefill side by side, for every prefill the anchors measured and
+    every llama3_8b dims of --ours with S > 1 (keyed prefill_B<b>_S<s>,
+    _T<t> after it where a cache comes before): the layer's FLOPs
+    (prefill_flops), prefill_layer_rows and prefill_gemm_rows; then the
+    8192³ cuBLAS GEMM of ceilings. Returns the printed lines and
+    compare.json's prefill table (both empty when neither side has a
+    prefill)."""
+    layer, gemms = anchors.get("llama_prefill", {}), anchors.get("prefill_gemms", {})
+    mine = {}
+    for t in ours.get("targets", []):
+        d = t["dims"]
+        if t["spec"] == "llama3_8b" and d.get("S", 1) > 1:
+            mine[f"prefill_B{d['B']}_S{d['S']}" + (f"_T{d['T']}" if d.get("T") else "")] = t
+    if not layer and not mine:
+        return [], {}
+    lines, table = ["(TFLOP/s: the layer's FLOPs or the GEMM's 2·M·K·N over the time; ours graph/it, ours eager/it: our fused step's time over the anchor's;"
+                    " of it: cuBLAS's time over our kernel's)"], {}
+    for key in dict.fromkeys([*layer, *mine]):
+        t, anchor = mine.get(key, {}), layer.get(key, {})
+        d = t.get("dims") or anchor
+        m, flops = d["B"] * d["S"], prefill_flops(d["B"], d["S"], d.get("T", 0))
+        lines.append(f"{key}: {flops / 1e9:.1f} GFLOP")
+        layer_lines, row = prefill_layer_rows(flops, anchor, (t.get("fused") or {}).get("step", {}))
+        gemm_lines, row["gemms"] = prefill_gemm_rows(m, gemms.get(f"M{m}", {}), t)
+        row["flops"] = flops
+        lines += layer_lines + gemm_lines
+        table[key] = row
+    ceiling = anchors.get("ceilings", {}).get("gemm_bf16_TFLOPs")
+    if positive(ceiling):
+        table["cublas_8192_TFLOPs"] = ceiling
+        lines.append(f"cuBLAS bf16 GEMM 8192x8192x8192 (ceilings): {ceiling} TFLOP/s")
     return lines, table
 
 
@@ -299,6 +544,7 @@ def main():
     ap.add_argument("--more", action="append", default=[], help="further fuser bench JSON files whose decode_attention rows join --ours")
     ap.add_argument("--batches", default="1,16,64", help="Llama-3-8B decode batches to anchor")
     ap.add_argument("--compile-modes", default=",".join(COMPILE_MODES), help="torch.compile modes to anchor (comma-separated; empty: none)")
+    ap.add_argument("--prefill", default="", help="Llama-3-8B prefill token counts to anchor, batch 1, no cache: the layer and its GEMMs through cuBLAS (comma-separated, e.g. 4096,512; default none)")
     args = ap.parse_args()
     torch.manual_seed(0)
     shapes = [(1, 4096), (1, 32768), (1, 131072), (16, 8192), (64, 4096)]
@@ -306,14 +552,18 @@ def main():
         shapes.append((64, 8704))  # the cascade shape without cascade: 8192 shared + 512 own keys
     if args.shapes:
         shapes = [tuple(int(x) for x in sh.split("x")) for sh in args.shapes.split(",")]
+    modes = [m for m in args.compile_modes.split(",") if m]
     anchors = {
         "device": torch.cuda.get_device_name(),
         "torch": torch.__version__,
         "ceilings": ceilings(),
         "decode_attention": decode_attention(shapes),
-        "llama_decode": {} if args.attention_only else llama_decode(
-            [int(b) for b in args.batches.split(",")], 4096, [m for m in args.compile_modes.split(",") if m]),
+        "llama_decode": {} if args.attention_only else llama_decode([int(b) for b in args.batches.split(",")], 4096, modes),
     }
+    prefill = [int(s) for s in args.prefill.split(",") if s]
+    if prefill and not args.attention_only:
+        anchors["llama_prefill"] = llama_prefill(prefill, modes)
+        anchors["prefill_gemms"] = prefill_gemms(prefill)
     os.makedirs(args.out, exist_ok=True)
     json.dump(anchors, open(os.path.join(args.out, "anchors.json"), "w"), indent=1)
     ours = json.load(open(args.ours)) if args.ours and os.path.exists(args.ours) else {}
@@ -325,7 +575,11 @@ def main():
     table = ratios(anchors, ours)
     att_lines, att_table = decode_attention_table(anchors, ours)
     table.update(att_table)
-    json.dump({"anchors": anchors, "ours": ours, "ratios": table}, open(os.path.join(args.out, "compare.json"), "w"), indent=1)
+    pre_lines, pre_table = prefill_table(anchors, ours)
+    result = {"anchors": anchors, "ours": ours, "ratios": table}
+    if pre_table:
+        result["prefill"] = pre_table
+    json.dump(result, open(os.path.join(args.out, "compare.json"), "w"), indent=1)
     print(json.dumps(anchors, indent=1))
     for k, v in sorted(table.items()):
         print(f"{k:60s} {v}")
@@ -334,6 +588,10 @@ def main():
     print("\ndecode attention (TB/s = K+V bytes / median time; speedup = their time / ours)")
     for line in att_lines:
         print(line)
+    if pre_lines:
+        print("\nprefill, Llama-3-8B layer and its GEMMs")
+        for line in pre_lines:
+            print(line)
     chart(anchors, ours, os.path.join(args.out, "compare.png"))
 
 

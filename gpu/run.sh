@@ -39,7 +39,9 @@
 # GPU_CASES has only those), SKIP_LADDER, SKIP_SUITE, SKIP_SANITIZER,
 # SKIP_BENCH, SKIP_COMPARE, SKIP_NCU (set to 1 to leave a step out),
 # BENCH_REPS, STEP_TIMEOUT
-# (seconds, per step).
+# (seconds, per step), PREFILL (token counts, e.g. 4096,512: compare.py
+# also anchors the Llama-3-8B layer at prefill, batch 1, and its GEMMs
+# through cuBLAS, beside the bench's llama3_8b dims with S > 1; default none).
 # The exit status is 1 when any step failed.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -104,7 +106,9 @@ fi
 if [ "${SKIP_COMPARE:-0}" != 1 ]; then
 	cmp=$here/../bench/compare.py
 	[ -f "$cmp" ] || cmp=$here/compare.py
-	step compare "$out/compare.log" env PYTHONUNBUFFERED=1 python3 "$cmp" --ours "$out/fuser_bench.json" --out "$out"
+	pre=() # the prefill anchors (PREFILL)
+	if [ -n "${PREFILL:-}" ]; then pre=(--prefill "$PREFILL"); fi
+	step compare "$out/compare.log" env PYTHONUNBUFFERED=1 python3 "$cmp" --ours "$out/fuser_bench.json" --out "$out" "${pre[@]}"
 fi
 if [ "${SKIP_BENCH:-0}" != 1 ]; then
 	# Where the fused step's time goes: each kernel of one graph replay.
