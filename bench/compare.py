@@ -544,6 +544,7 @@ def main():
     ap.add_argument("--more", action="append", default=[], help="further fuser bench JSON files whose decode_attention rows join --ours")
     ap.add_argument("--batches", default="1,16,64", help="Llama-3-8B decode batches to anchor")
     ap.add_argument("--compile-modes", default=",".join(COMPILE_MODES), help="torch.compile modes to anchor (comma-separated; empty: none)")
+    ap.add_argument("--prefill-only", action="store_true", help="the --prefill anchors and the ceilings only (no decode attention, no decode layer)")
     ap.add_argument("--prefill", default="", help="Llama-3-8B prefill token counts to anchor, batch 1, no cache: the layer and its GEMMs through cuBLAS (comma-separated, e.g. 4096,512; default none)")
     args = ap.parse_args()
     torch.manual_seed(0)
@@ -557,8 +558,8 @@ def main():
         "device": torch.cuda.get_device_name(),
         "torch": torch.__version__,
         "ceilings": ceilings(),
-        "decode_attention": decode_attention(shapes),
-        "llama_decode": {} if args.attention_only else llama_decode([int(b) for b in args.batches.split(",")], 4096, modes),
+        "decode_attention": {} if args.prefill_only else decode_attention(shapes),
+        "llama_decode": {} if args.attention_only or args.prefill_only else llama_decode([int(b) for b in args.batches.split(",") if b], 4096, modes),
     }
     prefill = [int(s) for s in args.prefill.split(",") if s]
     if prefill and not args.attention_only:
