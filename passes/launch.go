@@ -103,6 +103,13 @@ func gemmLaunch(s *State, mm *ir.Node, eval func(ir.Dim) int64) *plan.Launch {
 		}
 	}
 	if m > plan.GemvMaxRows {
+		if s.Target.WGMMA && wgmmaOperands(mm) {
+			// A persistent grid, one block an SM (its ring takes the
+			// shared memory): as many blocks as the mma.sync tiles of the
+			// kernel's fallback path, at most the SMs.
+			tiles := batch * ceilDiv(m, plan.GemmTileM) * ceilDiv(n, plan.GemmTileN)
+			return &plan.Launch{Variant: plan.VariantGemm, Grid: [3]int64{min(tiles, s.Target.SMs), 1, 1}, Block: plan.GemmWGThreads, SharedBytes: plan.GemmWGSharedBytes(), Launches: 1, Splits: 1, Tile: [2]int64{plan.GemmWGRows, plan.GemvCols}, Stages: plan.GemmWGStages, WGMMA: true}
+		}
 		return &plan.Launch{Variant: plan.VariantGemm, Grid: [3]int64{ceilDiv(n, gemmBlockCols), ceilDiv(m, plan.GemmTileM), batch}, Block: gemmBlock, Launches: 1, Splits: 1, Tile: [2]int64{plan.GemmTileM, plan.GemmTileN}}
 	}
 	// Split K when the column tiles leave SMs idle; the splits of a tile
@@ -128,4 +135,11 @@ func ceilDiv(a, b int64) int64 {
 		return 0
 	}
 	return (a + b - 1) / b
+}
+
+// wgmmaOperands reports whether a matmul's operands are what the wgmma
+// GEMM multiplies: both bf16 or both f16.
+func wgmmaOperands(mm *ir.Node) bool {
+	dt := mm.Args[0].Type.DType
+	return dt == mm.Args[1].Type.DType && (dt == ir.BF16 || dt == ir.F16)
 }

@@ -216,3 +216,50 @@ func TestGemvTensorCoreLaunch(t *testing.T) {
 		}
 	}
 }
+
+// TestGemmWGLaunch checks the GEMM launches of the Llama-3-8B prefill
+// layer: on the H200 the wgmma GEMM (256 threads, a persistent grid of at
+// most one block an SM and as many as the mma.sync fallback's 128x64
+// tiles, eight stages of 32 positions of a 256-column weight tile and 128
+// rows in dynamic shared memory, aligned to 1024 bytes), on the A100 the
+// mma.sync tiles.
+func TestGemmWGLaunch(t *testing.T) {
+	g := load(t, "llama3_8b")
+	for _, tt := range []struct {
+		target plan.Target
+		s      int64
+		wgmma  bool
+	}{
+		{plan.H200, 4096, true},
+		{plan.H200, 100, true},
+		{plan.A100, 4096, false},
+	} {
+		st, err := passes.Run(g, passes.Fused, passes.Options{Dims: map[string]int64{"B": 1, "S": tt.s, "T": 0}, Target: tt.target})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, k := range st.Plan.Kernels {
+			l := k.Launch
+			if l.Variant != plan.VariantGemm {
+				continue
+			}
+			n++
+			if !tt.wgmma {
+				if l.WGMMA || l.Block != 384 || l.SharedBytes != 0 {
+					t.Errorf("%s S=%d %s: %s, %d bytes of dynamic shared memory: want the mma.sync tiles", tt.target.Name, tt.s, k.Name, l, l.SharedBytes)
+				}
+				continue
+			}
+			out := k.Nodes[0].Outs[0].Type.Shape
+			cols, _ := out[len(out)-1].Value()
+			grid := min(132, (tt.s+127)/128*((cols+63)/64))
+			if !l.WGMMA || l.Block != 256 || l.Grid != [3]int64{grid, 1, 1} || l.SharedBytes != 8*(32*256*2+128*32*2)+1024 || l.Stages != 8 || l.Tile != [2]int64{128, 256} {
+				t.Errorf("%s S=%d %s: %s, %d bytes, tile %v, %d stages: want the wgmma GEMM", tt.target.Name, tt.s, k.Name, l, l.SharedBytes, l.Tile, l.Stages)
+			}
+		}
+		if n != 4 {
+			t.Errorf("%s S=%d: %d GEMM launches, want 4", tt.target.Name, tt.s, n)
+		}
+	}
+}

@@ -77,3 +77,22 @@ func GemvSharedBytes(m int64, wgmma bool) int64 {
 	}
 	return GemvRingStages * GemvRingStageBytes
 }
+
+// The wgmma GEMM on sm_90a (codegen/cuda's gemm_wgmma.go), a block of
+// GemmWGThreads, takes tiles of GemmWGRows rows by GemvCols column slots
+// and streams K through a ring of GemmWGStages stages of GemmWGK
+// positions, the weight tile then the rows (GemmWGStageBytes), in the
+// wgmma GEMV's layouts; the ring starts GemvWGAlign-byte aligned, and the
+// tile's f32 sums reuse it once it drains.
+const (
+	GemmWGThreads    = 256
+	GemmWGRows       = 128
+	GemmWGK          = 32
+	GemmWGStages     = 8
+	GemmWGStageBytes = GemmWGK*GemvCols*2 + GemmWGRows*GemmWGK*2
+)
+
+// GemmWGSharedBytes is the dynamic shared memory of a wgmma GEMM launch: the ring and the bytes that align its start.
+func GemmWGSharedBytes() int64 {
+	return GemmWGStages*GemmWGStageBytes + GemvWGAlign
+}

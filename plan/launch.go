@@ -33,7 +33,8 @@ type Launch struct {
 	// GEMM (rows × column slots for a GEMV).
 	Tile [2]int64
 	// Stages is the shared-memory ring depth of tensor-core decode
-	// attention (DecodeStages of SharedBytes), 0 for other variants.
+	// attention (DecodeStages of SharedBytes) and of the wgmma GEMM
+	// (GemmWGStages), 0 for other variants.
 	Stages int64 `json:",omitempty"`
 	// WorkspaceFloats is the f32 scratch the kernel's partials take at this
 	// launch: a GEMV's split-K sums, which its body declares, or the
@@ -44,7 +45,8 @@ type Launch struct {
 	// kernel before it (Target.DependentLaunch).
 	Dependent bool `json:",omitempty"`
 	// WGMMA: the GEMV's tensor-core path (more than GemvCUDACoreRows rows)
-	// issues wgmma from shared memory (Target.WGMMA), not mma.sync.
+	// issues wgmma from shared memory (Target.WGMMA), not mma.sync; a
+	// gemm launch takes the wgmma GEMM.
 	WGMMA bool `json:",omitempty"`
 }
 

@@ -43,7 +43,9 @@
 //   - Pointers must be 16-byte aligned for the vector paths to be taken;
 //     any alignment is correct.
 //   - A GEMV launch of more than one row takes plan.GemvSharedBytes of
-//     dynamic shared memory (Launch.SharedBytes).
+//     dynamic shared memory (Launch.SharedBytes), a wgmma GEMM launch
+//     plan.GemmWGSharedBytes; a GEMM body takes its wgmma path only when
+//     launched with that much, and its mma.sync tiles then stage in it.
 //   - Every entry calls fz_grid_sync before it touches memory the step
 //     writes: launched as a programmatic dependent (Launch.Dependent) it
 //     waits there for the kernel before it, and lets the next one start.

@@ -124,10 +124,17 @@ func (g *gemmModel) emitSplitWrite(w *writer, per ix) {
 }
 
 // emitTileEpilogue runs the epilogue of a GEMV tile for rows r0 ..
-// r0+mr-1. Unsplit, the tile's sums are in res[m * tn + slot]; split, each
-// split takes an equal share of the tile's elements and sums their
+// r0+mr-1. Unsplit, the tile's sums are in res[m * stride + slot]; split,
+// each split takes an equal share of the tile's elements and sums their
 // partials in split order (the same bits whichever split sums them).
-func (g *gemmModel) emitTileEpilogue(w *writer, split bool, per ix) {
+// batch (unsplit only) adds a loop for a tile whose every slot has a
+// column, batch elements a thread an unrolled step without a bounds test
+// between them, so that their loads (a residual, a bias) are in flight
+// together: a block of the wgmma GEMM has 8 warps an SM, and its tile
+// epilogue spent most of its time waiting for one load at a time (on the
+// H200 the Llama-3-8B prefill's output projection took 540 µs with its
+// epilogue, 310 without, bench/results/2026-12-03-h200-gemm-wg/perf).
+func (g *gemmModel) emitTileEpilogue(w *writer, split bool, per ix, stride, batch int) {
 	ep := g.epi
 	tn := g.gemvTN()
 	w.open("switch (seg) {")
@@ -140,13 +147,23 @@ func (g *gemmModel) emitTileEpilogue(w *writer, split bool, per ix) {
 			g.emitSplitEpilogue(w, si, per)
 		} else {
 			w.line("const int lo = 0, hi = mr * %d;", wd)
+			sum := func(q int, slot string) string {
+				return fmt.Sprintf("res[m * %d + %s]", stride, slot)
+			}
+			if batch > 0 {
+				w.open("if (u * %d + %d <= %s) {", wd, wd, g.segBases(sg))
+				w.line("#pragma unroll %d", batch)
+				w.open("for (int e = lo + threadIdx.x; e < hi; e += blockDim.x) {")
+				g.emitElement(w, si, sum, false)
+				w.close()
+				w.line("break;")
+				w.close()
+			}
 			// Unrolled, so that the loads of an epilogue (a residual, a
 			// bias) of several elements are in flight together.
 			w.line("#pragma unroll 4")
 			w.open("for (int e = lo + threadIdx.x; e < hi; e += blockDim.x) {")
-			g.emitElement(w, si, func(q int, slot string) string {
-				return fmt.Sprintf("res[m * %d + %s]", tn, slot)
-			})
+			g.emitElement(w, si, sum, true)
 			w.close()
 		}
 		w.line("break;")
@@ -192,23 +209,30 @@ func (g *gemmModel) emitSplitEpilogue(w *writer, si int, per ix) {
 	w.open("for (int v = 0; v < %d; v++) {", gemvEpiBatch)
 	w.line("const int e = e0 + v * blockDim.x;")
 	w.line("if (e >= hi) break;")
-	g.emitElement(w, si, func(q int, _ string) string { return fmt.Sprintf("evs[v][%d]", q) })
+	g.emitElement(w, si, func(q int, _ string) string { return fmt.Sprintf("evs[v][%d]", q) }, true)
 	w.close()
 	w.close()
 }
 
+// segBases is the base count of segment sg: its columns' clusters.
+func (g *gemmModel) segBases(sg *segment) ix {
+	if sg.symN {
+		return ixp(g.n)
+	}
+	return ixc(sg.bases())
+}
+
 // emitElement writes the epilogue of element e (row m, slot j) of segment
-// si, its sums read by sum(q, slot) for each of the segment's offsets q.
-func (g *gemmModel) emitElement(w *writer, si int, sum func(q int, slot string) string) {
+// si, its sums read by sum(q, slot) for each of the segment's offsets q;
+// checked skips a slot past the segment's last cluster (a tile's tail).
+func (g *gemmModel) emitElement(w *writer, si int, sum func(q int, slot string) string, checked bool) {
 	sg := &g.epi.segs[si]
 	wd := sg.width(g.gemvTN())
 	w.line("const int m = e / %d, j = e %% %d;", wd, wd)
 	w.line("const i64 beta = u * %d + j;", wd)
-	nb := ixc(sg.bases())
-	if sg.symN {
-		nb = ixp(g.n)
+	if checked {
+		w.line("if (beta >= %s) continue;", g.segBases(sg))
 	}
-	w.line("if (beta >= %s) continue;", nb)
 	w.line("const i64 c0 = %s;", sg.colOf(ixv("beta")))
 	w.line("float ev[%d];", len(sg.offs))
 	for q := range sg.offs {
@@ -228,17 +252,27 @@ func (g *gemmModel) mainBody(split bool) (string, error) {
 	tn := g.gemvTN()
 	var w writer
 	w.indent = 1
-	w.line("__shared__ __align__(128) float smem[%d];", max(gemvAsFloats+gemvResFloats, mmaSmemBytes/4))
+	// A launch with the wgmma GEMM's ring (wgl; the kernel may still not
+	// take that path, wg) has the mma.sync tiles stage in the ring, so
+	// that the static shared memory leaves the ring its stages.
+	wgl, wg := g.gemmWGLaunch(), g.gemmWGMMA()
+	static := gemvAsFloats + gemvResFloats
+	if !wgl {
+		static = max(static, mmaSmemBytes/4)
+	}
+	w.line("__shared__ __align__(128) float smem[%d];", static)
 	w.line("__shared__ i64 scol[%d];", max(tn, mmaBN))
 	w.line("__shared__ int svec[%d];", tn/8)
 	w.line("float* As = smem; float* red = smem;")
-	if g.gemvMMA() {
+	if g.gemvMMA() || wgl {
 		w.line("extern __shared__ __align__(128) unsigned char fz_gemv_dsm[];")
-		if g.gemvWGMMA() {
+		if g.gemvWGMMA() || wgl {
 			w.line("unsigned char* ring = fz_gemv_dsm + ((%du - (fz_smem_addr(fz_gemv_dsm) & %du)) & %du);", plan.GemvWGAlign, plan.GemvWGAlign-1, plan.GemvWGAlign-1)
 		} else {
 			w.line("unsigned char* ring = fz_gemv_dsm;")
 		}
+	}
+	if g.gemvMMA() {
 		w.line("float* res = %s > %d ? (float*)ring : smem + %d;", g.rows(), plan.GemvCUDACoreRows, gemvAsFloats)
 	} else {
 		w.line("float* res = smem + %d;", gemvAsFloats)
@@ -249,11 +283,25 @@ func (g *gemmModel) mainBody(split bool) (string, error) {
 		if err != nil {
 			return "", err
 		}
+		mmaSmem := "(u16*)smem"
+		if wgl {
+			w.line("const u32 dyn = fz_dyn_smem();")
+			if wg {
+				w.open("if (%s > %d && %s && dyn >= %d) {", g.rows(), plan.GemvMaxRows, cond, plan.GemmWGSharedBytes())
+				w.line("__shared__ const u16* wgrows[%d];", plan.GemmWGRows)
+				w.line("fz_grid_sync();")
+				w.line("@BODY@_wg(%s, bid, nblk, ring, scol, wgrows);", k.bodyArgs())
+				w.line("return;")
+				w.close()
+			}
+			cond += fmt.Sprintf(" && dyn >= %d", mmaSmemBytes+plan.GemvWGAlign)
+			mmaSmem = "(u16*)ring"
+		}
 		w.open("if (%s > %d && %s) {", g.rows(), plan.GemvMaxRows, cond)
 		w.line("__shared__ const u16* sArow[%d];", mmaBM)
 		w.line("__shared__ const u16* sBrow[%d];", mmaBN)
 		w.line("fz_grid_sync();")
-		w.line("if (sp == 0) @BODY@_mma(%s, bid, nblk, (u16*)smem, sArow, sBrow, scol);", k.bodyArgs())
+		w.line("if (sp == 0) @BODY@_mma(%s, bid, nblk, %s, sArow, sBrow, scol);", k.bodyArgs(), mmaSmem)
 		w.line("return;")
 		w.close()
 	}
@@ -288,7 +336,7 @@ func (g *gemmModel) mainBody(split bool) (string, error) {
 		w.line("__syncthreads();")
 		w.line("__threadfence();")
 	}
-	g.emitTileEpilogue(&w, split, per)
+	g.emitTileEpilogue(&w, split, per, tn, 0)
 	w.close()
 	w.line("if (!waited) fz_grid_sync();")
 	return w.String(), nil

@@ -125,6 +125,11 @@ func (g *gemmModel) emitHelpers(w *writer) error {
 			return err
 		}
 	}
+	if g.gemmWGMMA() {
+		if err := g.emitGemmWG(w); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -202,7 +202,7 @@ func (g *gemmModel) aRowAddr(w *writer, pre string, m ix) (string, error) {
 // libs are the device libraries the GEMM kernel's helpers use.
 func (g *gemmModel) libs() []string {
 	switch {
-	case g.gemvWGMMA():
+	case g.gemvWGMMA() || g.gemmWGLaunch():
 		return []string{libGemvWGMMA}
 	case g.gemvMMA():
 		return []string{libGemvMMA}

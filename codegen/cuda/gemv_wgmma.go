@@ -79,32 +79,51 @@ func (g *gemmModel) emitGemvWGMMA(w *writer) error {
 	w.close()
 	w.close("};")
 	w.line("const u64 da = fz_wg_desc(rb + wg * %d, 16, 1024, 1), db = fz_wg_desc(rb + %d, 128, %d, 0);", 2*rows*128, gemvWGWeightBytes, rows*16)
-	w.line("float acc[2][NB * 4];")
+	wgRing{stages: stages, stageBytes: plan.GemvWGStageBytes, rows: rows, nb: "NB", count: "ns", counter: "int", stride: gemvRowTN, bf16: g.bv.dt == ir.BF16}.emit(w)
+	w.line("__syncthreads();")
+	w.close()
+	return nil
+}
+
+// wgRing is the stage loop of the wgmma GEMV and GEMM: issue(st, offset)
+// copies stage st (the caller's lambda, each thread its share by
+// cp.async), and descriptors da and db address the first stage's weight
+// groups of this warpgroup and its rows. stages - 2 stages are in flight
+// ahead of the one multiplied; a stage is refilled two steps after it was
+// read, once the wgmma wait of the step between has retired it. The sums,
+// nb n8 tiles of rows, end in res, stride floats a row.
+type wgRing struct {
+	stages, stageBytes, rows int
+	// nb is the n8 tiles of rows (a C expression), count the variable
+	// holding the stage count and counter its loop variable's type.
+	nb, count, counter string
+	stride             int
+	bf16               bool
+}
+
+func (r wgRing) emit(w *writer) {
+	w.line("float acc[2][%s * 4];", r.nb)
 	w.line("#pragma unroll")
-	w.line("for (int i = 0; i < NB * 8; i++) (&acc[0][0])[i] = 0.f;")
-	ahead := stages - 2
-	sb := plan.GemvWGStageBytes
+	w.line("for (int i = 0; i < %s * 8; i++) (&acc[0][0])[i] = 0.f;", r.nb)
+	ahead, sb := r.stages-2, r.stageBytes
 	w.open("for (int s = 0; s < %d; s++) {", ahead)
-	w.line("if (s < ns) issue(s, s * %d);", sb)
+	w.line("if (s < %s) issue(s, s * %d);", r.count, sb)
 	w.line("fz_cp_commit();")
 	w.close()
 	w.line("u32 rso = 0, wso = %d;", ahead*sb)
-	w.open("for (int st = 0; st < ns; st++) {")
+	w.open("for (%s st = 0; st < %s; st++) {", r.counter, r.count)
 	w.line("fz_cp_wait<%d>();", ahead-1)
 	w.line("fz_fence_proxy_async();")
 	w.line("__syncthreads();")
-	w.line("if (st + %d < ns) issue(st + %d, wso);", ahead, ahead)
+	w.line("if (st + %d < %s) issue(st + %d, wso);", ahead, r.count, ahead)
 	w.line("fz_cp_commit();")
-	w.line("fz_gemv_wg_stage<NB, %v>(acc, da + (rso >> 4), db + (rso >> 4), %d);", g.bv.dt == ir.BF16, rows)
+	w.line("fz_gemv_wg_stage<%s, %v>(acc, da + (rso >> 4), db + (rso >> 4), %d);", r.nb, r.bf16, r.rows)
 	w.line("fz_wgmma_wait<1>();")
-	w.line("rso = rso == %d ? 0 : rso + %d;", (stages-1)*sb, sb)
-	w.line("wso = wso == %d ? 0 : wso + %d;", (stages-1)*sb, sb)
+	w.line("rso = rso == %d ? 0 : rso + %d;", (r.stages-1)*sb, sb)
+	w.line("wso = wso == %d ? 0 : wso + %d;", (r.stages-1)*sb, sb)
 	w.close()
 	w.line("fz_wgmma_wait<0>();")
 	w.line("fz_cp_wait<0>();")
 	w.line("__syncthreads();")
-	w.line("fz_gemv_wg_store<NB>(acc, res, %d, wg);", gemvRowTN)
-	w.line("__syncthreads();")
-	w.close()
-	return nil
+	w.line("fz_gemv_wg_store<%s>(acc, res, %d, wg);", r.nb, r.stride)
 }

@@ -114,6 +114,23 @@ FZ_WGMMA_TN32(false, "f16")
 FZ_WGMMA_TN64(true, "bf16")
 FZ_WGMMA_TN64(false, "f16")
 #undef FZ_WGMMA_TN64
+#define FZ_WGMMA_TN128(BF, T) \
+  template <> __device__ __forceinline__ void fz_wgmma_tn<128, BF>(float* d, u64 da, u64 db) { \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n" \
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32." T "." T " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 1, 0;\n}\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]) \
+      : "l"(da), "l"(db), "n"(1)); \
+  }
+FZ_WGMMA_TN128(true, "bf16")
+FZ_WGMMA_TN128(false, "f16")
+#undef FZ_WGMMA_TN128
 
 // fz_gemv_wg_stage issues a warpgroup's wgmmas over one ring stage (rows
 // positions, a multiple of 16; 8·NB rows of the left operand) as one
@@ -143,6 +160,24 @@ FZ_DEV void fz_gemv_wg_store(float (*acc)[NB * 4], float* res, int tn, int wg) {
     for (int i = 0; i < NB * 4; i++)
       res[(8 * (i >> 2) + 2 * q + (i & 1)) * tn + 128 * wg + 64 * t + 16 * w + g + 8 * ((i >> 1) & 1)] = acc[t][i];
 }
+
+// The wgmma GEMM (codegen/cuda/gemm_wgmma.go) runs the loop above at
+// plan.GemmWGRows rows (m64n128k16) and visits its tiles in groups of
+// FZ_GEMM_WG_GROUP row blocks: within a group the row block changes
+// fastest, so that the tiles in flight on the GPU at once share a few
+// weight column tiles and row blocks in L2 instead of streaming every
+// column tile of the weight for each row block.
+#define FZ_GEMM_WG_GROUP 16
+// fz_gemm_wg_item splits work item it of a unit's nrb row blocks by ntile
+// column tiles into its row block and column tile, grouped as above.
+FZ_DEV void fz_gemm_wg_item(i64 it, i64 nrb, i64 ntile, i64* rb, i64* t) {
+  const i64 per = (i64)FZ_GEMM_WG_GROUP * ntile, g = it / per, j = it % per;
+  const i64 first = g * FZ_GEMM_WG_GROUP, rows = nrb - first < FZ_GEMM_WG_GROUP ? nrb - first : FZ_GEMM_WG_GROUP;
+  *rb = first + j % rows;
+  *t = j / rows;
+}
+// fz_dyn_smem is the block's dynamic shared memory in bytes, as launched.
+FZ_DEV u32 fz_dyn_smem() { u32 n; asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(n)); return n; }
 static __device__ const double fz_rope_411e848000000000_128[64] = {
   1.0, 0.81461723385654472, 0.66360123769608848, 0.54058100463576697, 
   0.44036660267178046, 0.35873022375128993, 0.29222782257301511, 0.23805382048035076, 
