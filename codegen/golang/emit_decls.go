@@ -40,14 +40,14 @@ func (l *layer) emitDecls(f *jen.File, ptxName string) {
 		g.Line()
 	})
 
-	f.Comment("check reports a dim outside 1..Planned: the grids and buffers are")
+	f.Comment("check reports a dim outside 0..Planned: the grids and buffers are")
 	f.Comment("those of the planned dims, and the kernels skip the work past the dims")
 	f.Comment("they are given.")
 	f.Func().Params(jen.Id("d").Id("Dims")).Id("check").Params().Error().BlockFunc(func(g *jen.Group) {
 		for _, d := range l.dims {
-			g.If(jen.Id("d").Dot(d.Field).Op("<").Lit(1).Op("||").Id("d").Dot(d.Field).Op(">").Id("Planned").Dot(d.Field)).Block(
+			g.If(jen.Id("d").Dot(d.Field).Op("<").Lit(0).Op("||").Id("d").Dot(d.Field).Op(">").Id("Planned").Dot(d.Field)).Block(
 				jen.Return(jen.Qual("fmt", "Errorf").Call(
-					jen.Lit(fmt.Sprintf("%s: dim %s = %%d outside 1..%%d", l.name, d.Dim)),
+					jen.Lit(fmt.Sprintf("%s: dim %s = %%d outside 0..%%d", l.name, d.Dim)),
 					jen.Id("d").Dot(d.Field), jen.Id("Planned").Dot(d.Field))),
 			)
 		}

@@ -7,7 +7,11 @@ import (
 	"testing"
 
 	"github.com/fuser-dev/fuser/codegen"
+	"github.com/fuser-dev/fuser/frontend"
 	"github.com/fuser-dev/fuser/internal/golden"
+	"github.com/fuser-dev/fuser/passes"
+	"github.com/fuser-dev/fuser/plan"
+	"github.com/fuser-dev/fuser/specs"
 )
 
 func TestGenerateTiny(t *testing.T) {
@@ -72,6 +76,13 @@ func TestGenerateErrors(t *testing.T) {
 	missingDim[0].Params = append(missingDim[0].Params, codegen.Param{Name: "dim_Q", Dim: "Q"})
 	noBlock := DefaultKernels(p)
 	noBlock[1].Block = 0
+	empty := *p
+	empty.Kernels = append([]*plan.Kernel(nil), p.Kernels...)
+	k := *empty.Kernels[2]
+	l := *k.Launch
+	l.Grid[1] = 0
+	k.Launch = &l
+	empty.Kernels[2] = &k
 	for _, tc := range []struct {
 		name      string
 		dims      map[string]int64
@@ -85,8 +96,13 @@ func TestGenerateErrors(t *testing.T) {
 		{"count", dims, DefaultKernels(p)[:2], "tiny", "k.ptx", "2 kernel descriptions for 7 plan kernels"},
 		{"dim", dims, missingDim, "tiny", "k.ptx", "no dim Q"},
 		{"block", dims, noBlock, "tiny", "k.ptx", "no block size"},
+		{"grid", dims, nil, "tiny", "k.ptx", "has an empty grid"},
 	} {
-		_, err := Generate(p, tc.dims, tc.kernels, tc.pkg, tc.ptx)
+		pl := p
+		if tc.name == "grid" {
+			pl = &empty
+		}
+		_, err := Generate(pl, tc.dims, tc.kernels, tc.pkg, tc.ptx)
 		if err == nil || !strings.Contains(err.Error(), tc.wantError) {
 			t.Errorf("%s: got %v, want an error with %q", tc.name, err, tc.wantError)
 		}
@@ -195,4 +211,31 @@ func funcBody(t *testing.T, src, decl string) string {
 		t.Fatalf("%q has no end", decl)
 	}
 	return body[:end]
+}
+
+// TestGenerateEmptyCache: a layer planned over an empty cache (T=0, a
+// prefill of the whole prompt) generates, and its dims check takes 0 to
+// Planned (the dims check refused it before).
+func TestGenerateEmptyCache(t *testing.T) {
+	_, dims := planSpec(t, "llama3_8b", false)
+	dims["T"] = 0
+	filename, src, _ := specs.Source("llama3_8b")
+	g, err := frontend.Parse(filename, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := passes.Run(g, passes.Fused, passes.Options{Dims: dims})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Generate(st.Plan, dims, nil, "llama3_8b", "kernels.ptx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := string(out)
+	for _, want := range []string{"outside 0..%d", "d.T < 0 || d.T > Planned.T", "T: 0}"} {
+		if !strings.Contains(code, want) {
+			t.Errorf("generated code lacks %q", want)
+		}
+	}
 }

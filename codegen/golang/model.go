@@ -81,9 +81,12 @@ func newLayer(p *plan.Plan, dims map[string]int64, kernels []Kernel) (*layer, er
 	if len(kernels) != len(p.Kernels) {
 		return nil, fmt.Errorf("%d kernel descriptions for %d plan kernels", len(kernels), len(p.Kernels))
 	}
+	// A dim may be 0 (a prefill over an empty cache, T=0): its buffers are
+	// empty (runtime.Context.Alloc gives a null pointer), provided that
+	// every kernel still launches a block.
 	for _, d := range g.Dims {
-		if n, ok := dims[d]; !ok || n < 1 {
-			return nil, fmt.Errorf("dim %s is not bound to a positive size", d)
+		if n, ok := dims[d]; !ok || n < 0 {
+			return nil, fmt.Errorf("dim %s is not bound to a size", d)
 		}
 	}
 	l := &layer{name: g.Name, arena: p.Arena.Size, field: map[*ir.Value]string{}}
@@ -132,6 +135,9 @@ func newLayer(p *plan.Plan, dims map[string]int64, kernels []Kernel) (*layer, er
 		kd := kernels[i]
 		if k.Launch == nil {
 			return nil, fmt.Errorf("kernel %s has no launch plan", k.Name)
+		}
+		if gr := k.Launch.Grid; gr[0] < 1 || gr[1] < 1 || gr[2] < 1 {
+			return nil, fmt.Errorf("kernel %s has an empty grid %v at these dims: a dim of 0 leaves it nothing to launch", k.Name, gr)
 		}
 		if len(kd.Entries) == 0 || kd.Block < 1 {
 			return nil, fmt.Errorf("kernel %s: no entries or no block size", k.Name)
