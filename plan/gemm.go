@@ -92,7 +92,8 @@ const (
 	GemmWGStageBytes = GemmWGK*GemvCols*2 + GemmWGRows*GemmWGK*2
 )
 
-// GemmWGSharedBytes is the dynamic shared memory of a wgmma GEMM launch: the ring and the bytes that align its start.
+// GemmWGSharedBytes is the dynamic shared memory of a wgmma GEMM launch:
+// the ring and the bytes that align its start.
 func GemmWGSharedBytes() int64 {
 	return GemmWGStages*GemmWGStageBytes + GemvWGAlign
 }

@@ -47,15 +47,23 @@ func (g *gemmModel) gridSetup(w *writer, split bool) {
 // block rb of rowsPer rows from r0, column tile t of tn columns: segment
 // seg, unit u) that the GEMV and tensor-core paths share, and binds the
 // unit's reduction and column lengths kv and nv; rb names the row block
-// (nrb their count), and mr, when set, declares the block's rows. It
-// returns the unit's batch coordinates.
-func (g *gemmModel) itemLoop(w *writer, tn, rowsPer int, rb string, mr bool) ([]ix, error) {
+// (nrb their count), and mr, when set, declares the block's rows. Items
+// take a unit's column tiles in turn for each row block, or, grouped, its
+// row blocks in turn within groups (fz_gemm_wg_item). It returns the
+// unit's batch coordinates.
+func (g *gemmModel) itemLoop(w *writer, tn, rowsPer int, rb string, mr, grouped bool) ([]ix, error) {
 	k := g.k
 	w.line("const i64 UB = %s, MR_ = %s;", g.units(), g.rows())
 	w.line("const i64 ntile = @BODY@_ntiles%d(%s);", tn, k.dimArgs())
 	w.line("const i64 n%s = (MR_ + %d) / %d;", rb, rowsPer-1, rowsPer)
 	w.open("for (i64 item = bid; item < UB * n%s * ntile; item += nblk) {", rb)
-	w.line("const i64 t = item %% ntile, rest = item / ntile, %s = rest %% n%s, ub = rest / n%s;", rb, rb, rb)
+	if grouped {
+		w.line("const i64 ub = item / (n%s * ntile);", rb)
+		w.line("i64 %s, t;", rb)
+		w.line("fz_gemm_wg_item(item %% (n%s * ntile), n%s, ntile, &%s, &t);", rb, rb, rb)
+	} else {
+		w.line("const i64 t = item %% ntile, rest = item / ntile, %s = rest %% n%s, ub = rest / n%s;", rb, rb, rb)
+	}
 	w.line("const i64 r0 = %s * %d;", rb, rowsPer)
 	if mr {
 		w.line("const int mr = (int)fz_min64(%d, MR_ - r0);", rowsPer)
@@ -81,7 +89,7 @@ func (g *gemmModel) itemLoop(w *writer, tn, rowsPer int, rb string, mr bool) ([]
 func (g *gemmModel) tileLoop(w *writer) error {
 	k := g.k
 	tn := g.gemvTN()
-	if _, err := g.itemLoop(w, tn, g.chunk(), "rc", true); err != nil {
+	if _, err := g.itemLoop(w, tn, g.chunk(), "rc", true, false); err != nil {
 		return err
 	}
 	w.open("for (int s = threadIdx.x; s < %d; s += blockDim.x) {", tn)

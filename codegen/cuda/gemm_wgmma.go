@@ -37,16 +37,14 @@ func (g *gemmModel) gemmWGLaunch() bool {
 }
 
 // gemmWGMMA reports whether the kernel takes the wgmma GEMM for more than
-// plan.GemvMaxRows rows: a launch that asks for it, the tensor-core GEMV's
-// operands (a row-major 16-bit weight, a K-contiguous left operand of its
-// dtype, neither a cache view), and tiles whose every 8-slot group is 8
-// contiguous, aligned columns.
+// plan.GemvMaxRows rows: a launch that asks for it, operands the rings
+// copy (ringOperands), neither a cache view, and tiles whose every 8-slot
+// group is 8 contiguous, aligned columns.
 func (g *gemmModel) gemmWGMMA() bool {
 	if !g.gemmWGLaunch() {
 		return false
 	}
-	dt := g.bv.dt
-	if !g.bN || g.bK || !g.aK || g.av.dt != dt || (dt != ir.BF16 && dt != ir.F16) || g.av.cache != nil || g.bv.cache != nil {
+	if !g.ringOperands() || g.av.cache != nil || g.bv.cache != nil {
 		return false
 	}
 	for i := range g.epi.segs {
@@ -71,28 +69,11 @@ func (g *gemmModel) emitGemmWG(w *writer) error {
 	w.line("const int tid = threadIdx.x, wg = tid >> 7, wc = tid & 31, xr = (tid >> 2) & 7, xc = tid & 3;")
 	w.line("const u32 rb = fz_smem_addr(ring);")
 	w.line("float* res = (float*)ring;")
-	w.line("const i64 UB = %s, MR_ = %s;", g.units(), g.rows())
-	w.line("const i64 ntile = @BODY@_ntiles%d(%s);", gemvRowTN, k.dimArgs())
-	w.line("const i64 nrt = (MR_ + %d) / %d;", plan.GemmWGRows-1, plan.GemmWGRows)
 	w.line("const u64 da = fz_wg_desc(rb + wg * %d, 16, 1024, 1), db = fz_wg_desc(rb + %d, 128, %d, 0);", 2*kstep*128, gemmWGWeightBytes, kstep*16)
-	w.open("for (i64 item = bid; item < UB * nrt * ntile; item += nblk) {")
-	w.line("const i64 ub = item / (nrt * ntile);")
-	w.line("i64 rt, t;")
-	w.line("fz_gemm_wg_item(item %% (nrt * ntile), nrt, ntile, &rt, &t);")
-	w.line("const i64 r0 = rt * %d;", plan.GemmWGRows)
-	w.line("const int mr = (int)fz_min64(%d, MR_ - r0);", plan.GemmWGRows)
-	w.line("i64 u;")
-	w.line("const int seg = @BODY@_tile%d(t, &u, %s);", gemvRowTN, k.dimArgs())
-	batch := g.unitBatch(w, ixv("ub"))
-	kl, err := g.kLen(batch)
+	batch, err := g.itemLoop(w, gemvRowTN, plan.GemmWGRows, "rt", true, true)
 	if err != nil {
 		return err
 	}
-	nl, err := g.nLen(batch)
-	if err != nil {
-		return err
-	}
-	w.line("const i64 kv = %s, nv = %s;", kl, nl)
 	w.open("for (int s = tid; s < %d; s += blockDim.x) {", gemvRowTN)
 	w.line("const i64 c = @BODY@_col%d(seg, u, s, %s);", gemvRowTN, k.dimArgs())
 	w.line("scol[s] = c < nv ? c : -1;")

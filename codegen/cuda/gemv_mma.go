@@ -24,11 +24,18 @@ const (
 )
 
 // gemvMMA reports whether the kernel's GEMV takes 2 to 64 rows on tensor
-// cores: a row-major bf16 or f16 weight, a K-contiguous left operand of the
-// same dtype (copied as it is, not rounded), and 8 warps a block.
+// cores: ringOperands, and 8 warps a block.
 func (g *gemmModel) gemvMMA() bool {
+	return g.ringOperands() && g.k.nt == 256
+}
+
+// ringOperands reports whether the operands are what the tensor-core
+// rings (the GEMV's and the wgmma GEMM's) copy: a row-major bf16 or f16
+// weight and a K-contiguous left operand of the same dtype (copied as it
+// is, not rounded).
+func (g *gemmModel) ringOperands() bool {
 	dt := g.bv.dt
-	return g.bN && !g.bK && g.aK && g.av.dt == dt && (dt == ir.BF16 || dt == ir.F16) && g.k.nt == 256
+	return g.bN && !g.bK && g.aK && g.av.dt == dt && (dt == ir.BF16 || dt == ir.F16)
 }
 
 // emitGemvMMA writes the tensor-core GEMV tile function for NB n8 tiles of
