@@ -463,7 +463,7 @@ func (k *kgen) flashAttentionKernel() (*generated, error) {
 		}
 		nps = max(l.PrefixSplits, 1)
 	}
-	libs := []string{libAttentionBulk, libAttentionFlash}
+	libs := []string{libTMA, libAttentionBulk, libAttentionFlash}
 	m.prefixPass = m.hasPrefixPass(l)
 	var helpers writer
 	if err := m.emitContext(&helpers, chunk, nps); err != nil {

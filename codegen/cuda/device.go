@@ -22,11 +22,13 @@ var deviceFiles embed.FS
 
 // The libraries generators ask for.
 const (
+	libTMA              = "tma.cuh"
 	libAttentionBulk    = "attention_bulk.cuh"
 	libAttentionFlash   = "attention_flash.cuh"
 	libAttentionCascade = "attention_cascade.cuh"
 	libGemvMMA          = "gemv_mma.cuh"
 	libGemvWGMMA        = "gemv_wgmma.cuh"
+	libGemmWGMMA        = "gemm_wgmma.cuh"
 )
 
 // library is one file of device code under device/.
@@ -44,6 +46,8 @@ var libraries = []library{
 	{"row_softmax.cuh", true},
 	{libGemvMMA, false},
 	{libGemvWGMMA, false},
+	{libTMA, false},
+	{libGemmWGMMA, false},
 	{libAttentionBulk, false},
 	{libAttentionFlash, false},
 	{libAttentionCascade, false},

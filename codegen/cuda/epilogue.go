@@ -400,6 +400,14 @@ func (s *segment) vec8(tn int) bool {
 	return true
 }
 
+// vec64 reports whether every group of 64 slots of the segment's tiles is
+// 64 contiguous columns, as far as its columns exist: a group starts at a
+// run's start or 64 slots into it, and its columns past the segment are
+// past every column.
+func (s *segment) vec64(tn int) bool {
+	return s.symN || s.width(tn)%64 == 0 && (s.nRuns == 1 || s.runLen%64 == 0)
+}
+
 // tiles is the segment's tile count for tiles of tn slots.
 func (s *segment) tiles(tn int, n ix) ix {
 	w := s.width(tn)

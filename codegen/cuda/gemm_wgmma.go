@@ -26,6 +26,12 @@ const (
 	// gemmWGEpiBatch is the elements a thread of the tile epilogue takes
 	// an unrolled step (emitTileEpilogue).
 	gemmWGEpiBatch = 8
+	// gemmTMAChunkBytes is one 16-byte chunk column of a stage's rows as
+	// the copy engine lays them (row n's chunk at n * 16), and
+	// gemmTMAKStep a k16 slice's step, two chunk columns, in descriptor
+	// units of 16 bytes.
+	gemmTMAChunkBytes = plan.GemmWGRows * 16
+	gemmTMAKStep      = 2 * gemmTMAChunkBytes / 16
 )
 
 // gemmWGLaunch reports whether the kernel's launch is the wgmma GEMM's:
@@ -55,21 +61,52 @@ func (g *gemmModel) gemmWGMMA() bool {
 	return true
 }
 
+// gemmWGTMA reports whether the wgmma GEMM's stages may come through the
+// tensor copy engine (emitGemmWGTMA): the wgmma path, one unit (the weight's address has
+// no batch part), a weight whose K axis is one stride, and tiles whose
+// every 64-slot group is 64 contiguous columns while they exist. Whether
+// the left operand's rows lie one stride apart, and the alignments, are
+// the launch's to check, on the device.
+func (g *gemmModel) gemmWGTMA() bool {
+	if !g.gemmWGMMA() {
+		return false
+	}
+	if u := g.units(); !u.k || u.n != 1 {
+		return false
+	}
+	bs := shapeOf(g.b)
+	if _, simple := g.bv.simpleAxis(len(bs) - 2); !simple {
+		return false
+	}
+	for i := range g.epi.segs {
+		if !g.epi.segs[i].vec64(gemvRowTN) {
+			return false
+		}
+	}
+	return true
+}
+
 // emitGemmWG writes the wgmma GEMM as the device function @BODY@_wg over
 // the launch's work items, its ring aligned to plan.GemvWGAlign.
 //
 // Thread tid copies 8-slot group wc = tid % 32 of weight rows tid / 32 + 8i
 // of a stage (a warp, one row's 512 bytes), and chunks xc + 4j of two rows
 // of the left operand (a warp, 64 bytes of each of eight rows at a time):
-// each warp writes whole shared-memory lines.
+// each warp writes whole shared-memory lines. Where gemmWGTMA allows it
+// and the launch's operands pass emitGemmWGTMA's checks, thread 0 fills
+// the stages through the tensor copy engine instead.
 func (g *gemmModel) emitGemmWG(w *writer) error {
 	k := g.k
 	stages, kstep, sb := plan.GemmWGStages, plan.GemmWGK, plan.GemmWGStageBytes
+	tma := g.gemmWGTMA()
 	w.open("FZ_DEV void @BODY@_wg(%s, const i64 bid, const i64 nblk, unsigned char* ring, i64* scol, const u16** sArow) {", k.signature(false))
 	w.line("const int tid = threadIdx.x, wg = tid >> 7, wc = tid & 31, xr = (tid >> 2) & 7, xc = tid & 3;")
 	w.line("const u32 rb = fz_smem_addr(ring);")
 	w.line("float* res = (float*)ring;")
 	w.line("const u64 da = fz_wg_desc(rb + wg * %d, 16, 1024, 1), db = fz_wg_desc(rb + %d, 128, %d, 0);", 2*kstep*128, gemmWGWeightBytes, kstep*16)
+	if tma {
+		g.emitGemmWGTMAState(w)
+	}
 	batch, err := g.itemLoop(w, gemvRowTN, plan.GemmWGRows, "rt", true, true)
 	if err != nil {
 		return err
@@ -90,12 +127,104 @@ func (g *gemmModel) emitGemmWG(w *writer) error {
 	if err := g.emitGemmWGIssue(w, batch); err != nil {
 		return err
 	}
-	wgRing{stages: stages, stageBytes: sb, rows: kstep, nb: "16", count: "nst", counter: "i64", stride: gemmWGResStride, bf16: g.bv.dt == ir.BF16}.emit(w)
+	ring := wgRing{stages: stages, stageBytes: sb, rows: kstep, nb: "16", count: "nst", counter: "i64", stride: gemmWGResStride, bf16: g.bv.dt == ir.BF16}
+	ring.emitAcc(w)
+	if tma {
+		if err := g.emitGemmWGTMA(w, batch); err != nil {
+			return err
+		}
+		w.open("if (tma) {")
+		ring.emitTMALoop(w)
+		w.close("} else {")
+		w.indent++
+		ring.emitCopyLoop(w)
+		w.close()
+	} else {
+		ring.emitCopyLoop(w)
+	}
+	ring.emitStore(w)
 	w.line("__syncthreads();")
 	g.emitTileEpilogue(w, false, ixc(0), gemmWGResStride, gemmWGEpiBatch)
 	w.line("__syncthreads();")
 	w.close()
 	w.close()
+	return nil
+}
+
+// emitGemmWGTMAState declares, before the item loop, what the copy
+// engine's stages need across items: the stage mbarriers (thread 0
+// initialises them; the item loop's barrier publishes them), their
+// parities, the shared memory the maps are built in, whether the launch
+// takes the engine (tma) and whether that was decided yet.
+func (g *gemmModel) emitGemmWGTMAState(w *writer) {
+	w.line("__shared__ __align__(128) u64 tms[2][16];")
+	w.line("__shared__ __align__(8) u64 tbar[%d];", plan.GemmWGStages)
+	w.line("const u32 tb = fz_smem_addr(tbar);")
+	w.line("if (tid == 0) for (int i = 0; i < %d; i++) fz_mbar_init(tb + 8 * i, 1);", plan.GemmWGStages)
+	w.line("u32 ph = 0;")
+	w.line("bool tma = false, decided = false;")
+	w.line("const u64 dbt = fz_wg_desc(rb + %d, %d, 128, 0);", gemmWGWeightBytes, gemmTMAChunkBytes)
+}
+
+// emitGemmWGTMA writes, inside the item loop, the launch's decision (at its
+// first item) and issueT(st, so, bar), which thread 0 calls to copy stage
+// st to ring offset so through the engine, completing on the mbarrier at
+// bar.
+//
+// The engine takes the launch when its SM has map slots, the weight's
+// start and row stride and the left operand's first row and row stride
+// are 16-byte multiples, the sizes fit the maps' 32-bit coordinates, and
+// every row r of the left operand lies at row 0 plus r row strides (a
+// view that permutes rows fails it and keeps the cp.async copies). Warp 0
+// then builds the two maps: the weight's, K rows of its N columns, in
+// boxes of 64 columns by GemmWGK rows landing 128-byte swizzled, as the
+// copies lay them; the left operand's, its rows of kv positions, in boxes
+// of 8 positions by GemmWGRows rows, one 16-byte chunk column of the
+// stage's rows each (gemmTMAChunkBytes apart, the descriptor dbt's
+// leading offset). Positions past kv, rows past the operand and columns
+// past N land as zeros; a 64-slot group whose first column is past N
+// (scol -1) is asked for at column N.
+func (g *gemmModel) emitGemmWGTMA(w *writer, batch []ix) error {
+	k := g.k
+	bs := shapeOf(g.b)
+	kstride, _ := g.bv.simpleAxis(len(bs) - 2)
+	wa, err := k.addr(g.b, g.operandIndex(g.b, batch, [2]ix{ixc(0), ixc(0)}))
+	if err != nil {
+		return err
+	}
+	w.line("const i64 nw = %s;", ixp(bs[len(bs)-1]))
+	w.open("if (!decided) {")
+	w.line("decided = true;")
+	w.open("auto arow = [&](i64 i) {")
+	ap, err := g.aRowAddr(w, "tr", ixSub(ixv("i"), ixv("r0")))
+	if err != nil {
+		return err
+	}
+	w.line("return (const u16*)(%s);", ap)
+	w.close("};")
+	w.line("const u16* wbase = (const u16*)(%s);", wa)
+	w.line("const u16* a0 = arow(0);")
+	w.line("const i64 wrs = %s, lda = arow(1) - a0, lim = 0x7fffffff;", ixp(kstride))
+	w.line("bool ok = fz_gemm_tslot(0) != 0 && fz_aligned(wbase, 16) && fz_aligned(a0, 16) && wrs > 0 && wrs %% 8 == 0 && lda > 0 && lda %% 8 == 0;")
+	w.line("ok = ok && kv <= lim && nw <= lim && MR_ <= lim;")
+	w.line("for (i64 i = tid; ok && i < MR_; i += blockDim.x) ok = arow(i) == a0 + i * lda;")
+	w.line("tma = __syncthreads_and(ok);")
+	w.open("if (tma && tid < 32) {")
+	w.line("fz_tmap2d_build<3>(tms[0], fz_gemm_tslot(0), wbase, (u32)nw, (u32)kv, (u64)(wrs * 2), 64, %d);", plan.GemmWGK)
+	w.line("fz_tmap2d_build<0>(tms[1], fz_gemm_tslot(1), a0, (u32)kv, (u32)MR_, (u64)(lda * 2), 8, %d);", plan.GemmWGRows)
+	w.line("if (tid == 0) { fz_tmap_acquire(fz_gemm_tslot(0)); fz_tmap_acquire(fz_gemm_tslot(1)); }")
+	w.close()
+	w.close()
+	w.line("int gx[4];")
+	w.line("for (int i = 0; i < 4; i++) gx[i] = scol[64 * i] >= 0 ? (int)scol[64 * i] : (int)nw;")
+	w.open("auto issueT = [&](i64 st, u32 so, u32 bar) {")
+	w.line("const int kb = (int)(st * %d);", plan.GemmWGK)
+	w.line("const u64* wm = fz_gemm_tslot(0);")
+	w.line("const u64* am = fz_gemm_tslot(1);")
+	w.line("fz_mbar_expect(bar, %d);", plan.GemmWGStageBytes)
+	w.line("for (int i = 0; i < 4; i++) fz_tma2d(rb + so + i * %d, wm, gx[i], kb, bar);", plan.GemmWGK*128)
+	w.line("for (int c = 0; c < %d; c++) fz_tma2d(rb + so + %d + c * %d, am, kb + 8 * c, (int)r0, bar);", plan.GemmWGK/8, gemmWGWeightBytes, gemmTMAChunkBytes)
+	w.close("};")
 	return nil
 }
 

@@ -209,7 +209,9 @@ func (g *gemmModel) aRowAddr(w *writer, pre string, m ix) (string, error) {
 // libs are the device libraries the GEMM kernel's helpers use.
 func (g *gemmModel) libs() []string {
 	switch {
-	case g.gemvWGMMA() || g.gemmWGLaunch():
+	case g.gemmWGLaunch():
+		return []string{libTMA, libGemvWGMMA, libGemmWGMMA}
+	case g.gemvWGMMA():
 		return []string{libGemvWGMMA}
 	case g.gemvMMA():
 		return []string{libGemvMMA}

@@ -101,10 +101,24 @@ type wgRing struct {
 	bf16               bool
 }
 
+// emit writes the accumulators, the cp.async loop and the store of the
+// sums.
 func (r wgRing) emit(w *writer) {
+	r.emitAcc(w)
+	r.emitCopyLoop(w)
+	r.emitStore(w)
+}
+
+// emitAcc declares the warpgroup's accumulators, zeroed.
+func (r wgRing) emitAcc(w *writer) {
 	w.line("float acc[2][%s * 4];", r.nb)
 	w.line("#pragma unroll")
 	w.line("for (int i = 0; i < %s * 8; i++) (&acc[0][0])[i] = 0.f;", r.nb)
+}
+
+// emitCopyLoop writes the loop over stages that every thread's cp.async
+// copies fill (issue), through the last stage's wgmmas.
+func (r wgRing) emitCopyLoop(w *writer) {
 	ahead, sb := r.stages-2, r.stageBytes
 	w.open("for (int s = 0; s < %d; s++) {", ahead)
 	w.line("if (s < %s) issue(s, s * %d);", r.count, sb)
@@ -117,13 +131,56 @@ func (r wgRing) emit(w *writer) {
 	w.line("__syncthreads();")
 	w.line("if (st + %d < %s) issue(st + %d, wso);", ahead, r.count, ahead)
 	w.line("fz_cp_commit();")
-	w.line("fz_gemv_wg_stage<%s, %v>(acc, da + (rso >> 4), db + (rso >> 4), %d);", r.nb, r.bf16, r.rows)
+	w.line("fz_gemv_wg_stage<%s, %v>(acc, da + (rso >> 4), db + (rso >> 4), %d, %d);", r.nb, r.bf16, r.rows, wgCopyKStep)
 	w.line("fz_wgmma_wait<1>();")
-	w.line("rso = rso == %d ? 0 : rso + %d;", (r.stages-1)*sb, sb)
-	w.line("wso = wso == %d ? 0 : wso + %d;", (r.stages-1)*sb, sb)
+	r.advance(w)
 	w.close()
 	w.line("fz_wgmma_wait<0>();")
 	w.line("fz_cp_wait<0>();")
+}
+
+// emitTMALoop writes the loop over stages that thread 0 fills through the
+// tensor copy engine (issueT(st, offset, barrier)), each stage completing
+// on its mbarrier of tbar (shared address tb, 8 bytes a stage, parities in
+// ph), its rows read through descriptor dbt, through the last stage's
+// wgmmas. The barrier after a stage's wait is the refill's guard, as in
+// emitCopyLoop; thread 0 fences the proxies first, since the ring last held
+// the previous tile's sums.
+func (r wgRing) emitTMALoop(w *writer) {
+	ahead, sb := r.stages-2, r.stageBytes
+	w.open("if (tid == 0) {")
+	w.line("fz_fence_proxy_async();")
+	w.line("for (int s = 0; s < %d; s++) if (s < %s) issueT(s, s * %d, tb + 8 * s);", ahead, r.count, sb)
+	w.close()
+	w.line("u32 rso = 0, wso = %d, rsl = 0, wsl = %d;", ahead*sb, ahead)
+	w.open("for (%s st = 0; st < %s; st++) {", r.counter, r.count)
+	w.line("fz_mbar_wait(tb + 8 * rsl, (ph >> rsl) & 1u);")
+	w.line("ph ^= 1u << rsl;")
+	w.line("__syncthreads();")
+	w.line("if (tid == 0 && st + %d < %s) issueT(st + %d, wso, tb + 8 * wsl);", ahead, r.count, ahead)
+	w.line("fz_gemv_wg_stage<%s, %v>(acc, da + (rso >> 4), dbt + (rso >> 4), %d, %d);", r.nb, r.bf16, r.rows, gemmTMAKStep)
+	w.line("fz_wgmma_wait<1>();")
+	r.advance(w)
+	w.line("rsl = rsl == %d ? 0 : rsl + 1;", r.stages-1)
+	w.line("wsl = wsl == %d ? 0 : wsl + 1;", r.stages-1)
+	w.close()
+	w.line("fz_wgmma_wait<0>();")
+}
+
+// advance steps the read and write offsets of the ring.
+func (r wgRing) advance(w *writer) {
+	last, sb := (r.stages-1)*r.stageBytes, r.stageBytes
+	w.line("rso = rso == %d ? 0 : rso + %d;", last, sb)
+	w.line("wso = wso == %d ? 0 : wso + %d;", last, sb)
+}
+
+// emitStore writes the sums to res once every warpgroup is done with the
+// ring.
+func (r wgRing) emitStore(w *writer) {
 	w.line("__syncthreads();")
 	w.line("fz_gemv_wg_store<%s>(acc, res, %d, wg);", r.nb, r.stride)
 }
+
+// wgCopyKStep is the step of a k16 slice of the rows in the cp.async
+// layout (two 128-byte chunk columns), in descriptor units of 16 bytes.
+const wgCopyKStep = 2 * 128 / 16

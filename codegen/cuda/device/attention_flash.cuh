@@ -538,7 +538,7 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
   constexpr int NW = NT / 32, NN = DP / 8, NPAIR = DP / 16, LDS = DP + 8, WST = 2 * 16 * LDS, RW = DP + 2;
   // BULK's stages are TST elements, 1024-byte aligned (the swizzle's
   // period) inside the space of the padded ring.
-  constexpr bool BULK = FZ_ATT_BULK && DH % 64 == 0 && NW * NSTG >= 2;
+  constexpr bool BULK = FZ_TMA && DH % 64 == 0 && NW * NSTG >= 2;
   constexpr int TST = 2 * 16 * DH;
   extern __shared__ __align__(16) u16 fz_att_dsm[];
   __shared__ int fz_att_last;
@@ -570,7 +570,7 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
   bool ready = false;
   u32 tmask = 0, phase = 0;
   if (BULK && lane == 0) {
-    for (int i = 0; i < NSTG; i++) fz_att_mbar_init(fz_smem_addr(&fz_att_bar[warp * NSTG + i]));
+    for (int i = 0; i < NSTG; i++) fz_mbar_init(fz_smem_addr(&fz_att_bar[warp * NSTG + i]), 1);
   }
   __syncwarp();
   // load stages the tile of the lanes' rows r in stage s of the warp's ring.
@@ -661,7 +661,7 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
           fz_cp_wait<NSTG - 2>(); // the query rows' group
           __syncthreads(); // the query rows, and the map
           if (build) {
-            if (lane == 0) fz_att_tmap_acquire(fz_att_tslot<DH>());
+            if (lane == 0) fz_tmap_acquire(fz_att_tslot<DH>());
             ready = true;
           }
           // Up to a head dim of 128 the query's A fragments stay in
@@ -680,7 +680,7 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
             fz_cp_commit();
             fz_cp_wait<NSTG - 1>();
             if (BULK && (tmask >> cur & 1u)) {
-              fz_att_mbar_wait(fz_smem_addr(&fz_att_bar[warp * NSTG + cur]), phase >> cur & 1u);
+              fz_mbar_wait(fz_smem_addr(&fz_att_bar[warp * NSTG + cur]), phase >> cur & 1u);
               phase ^= 1u << cur;
             }
             __syncwarp();

@@ -1,33 +1,14 @@
-// ---- attention: the tensor copy engine (codegen/cuda/attention_bulk_lib.go) ----
-// FZ_ATT_BULK: whether the target has the engine and tensormap.replace
-// (sm_90a); elsewhere the functions below are empty and the decode kernel
-// does not call them.
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define FZ_ATT_BULK 1
-#else
-#define FZ_ATT_BULK 0
-#endif
-// FZ_ATT_TSTRIDE(b) is a global stride of b bytes as tensormap.replace
-// takes it: CUDA 13's ptxas takes bytes, 12.4's (the NVRTC fuser builds
-// with) writes the value into the map's field unshifted, and the field
-// holds bytes / 16 (seen on the H200 against cuTensorMapEncodeTiled).
-#if __CUDACC_VER_MAJOR__ < 13
-#define FZ_ATT_TSTRIDE(b) ((b) >> 4)
-#else
-#define FZ_ATT_TSTRIDE(b) (b)
-#endif
+// ---- attention: the tensor copy engine (device/attention_bulk.cuh) ----
 // Rows a map addresses from its base (int32 box coordinates).
 #define FZ_ATT_TROWS 0x7fffffff
-// Global tensor-map slots: one per SM (%smid below FZ_ATT_TSLOTS) and
-// head dim (64, 128, 192, 256), so that a slot's map is a function of
-// its base address alone.
-#define FZ_ATT_TSLOTS 256
-static __device__ __align__(128) u64 fz_att_tmaps[4 * FZ_ATT_TSLOTS * 16];
+// Global tensor-map slots: one per SM (FZ_TMA_SLOTS) and head dim (64,
+// 128, 192, 256), so that a slot's map is a function of its base address
+// alone.
+static __device__ __align__(128) u64 fz_att_tmaps[4 * FZ_TMA_SLOTS * 16];
 // fz_att_tslot is the map slot of the calling thread's SM, or null.
 template <int DH> FZ_DEV u64* fz_att_tslot() {
-  u32 smid;
-  asm("mov.u32 %0, %%smid;" : "=r"(smid));
-  return smid < FZ_ATT_TSLOTS ? fz_att_tmaps + ((DH / 64 - 1) * FZ_ATT_TSLOTS + smid) * 16 : (u64*)0;
+  const u32 smid = fz_smid();
+  return smid < FZ_TMA_SLOTS ? fz_att_tmaps + ((DH / 64 - 1) * FZ_TMA_SLOTS + smid) * 16 : (u64*)0;
 }
 // fz_att_tmap_build builds the map of rows of DH elements from base in
 // shared memory sm (16 words, 128-byte aligned) and publishes it to global
@@ -36,14 +17,14 @@ template <int DH> FZ_DEV u64* fz_att_tslot() {
 // warp call it.
 template <int DH> FZ_DEV void fz_att_tmap_build(u64* sm, u64* g, const void* base) {
   const int lane = threadIdx.x & 31;
-#if FZ_ATT_BULK
+#if FZ_TMA
   u64 have;
   asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(have) : "l"(g) : "memory");
   if (__shfl_sync(0xffffffffu, have, 0) == (u64)base) return;
 #endif
   ((u32*)sm)[lane] = 0u;
   __syncwarp();
-#if FZ_ATT_BULK
+#if FZ_TMA
   if (lane == 0) {
     const u32 s = fz_smem_addr(sm);
     asm volatile(
@@ -64,37 +45,17 @@ template <int DH> FZ_DEV void fz_att_tmap_build(u64* sm, u64* g, const void* bas
         "tensormap.replace.tile.interleave_layout.shared::cta.b1024.b32 [%0], 0;\n\t"
         "tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [%0], 3;\n\t"
         "tensormap.replace.tile.fill_mode.shared::cta.b1024.b32 [%0], 0;"
-        :: "r"(s), "l"((u64)base), "r"(DH / 64), "r"(FZ_ATT_TROWS), "l"((u64)FZ_ATT_TSTRIDE(DH * 2)), "l"((u64)FZ_ATT_TSTRIDE(128)) : "memory");
+        :: "r"(s), "l"((u64)base), "r"(DH / 64), "r"(FZ_ATT_TROWS), "l"((u64)FZ_TMA_STRIDE(DH * 2)), "l"((u64)FZ_TMA_STRIDE(128)) : "memory");
   }
   __syncwarp();
-  asm volatile("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%0], [%1], 128;"
-               :: "l"(g), "r"(fz_smem_addr(sm)) : "memory");
-#endif
-}
-// fz_att_tmap_acquire makes the map at g visible to the calling thread's copies.
-FZ_DEV void fz_att_tmap_acquire(const u64* g) {
-#if FZ_ATT_BULK
-  asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" :: "l"(g) : "memory");
-#endif
-}
-// fz_att_mbar_init initialises the mbarrier at b for one arrival a phase
-// (and fences the initialisation).
-FZ_DEV void fz_att_mbar_init(u32 b) {
-#if FZ_ATT_BULK
-  asm volatile("mbarrier.init.shared.b64 [%0], 1;\n\tfence.mbarrier_init.release.cluster;" :: "r"(b) : "memory");
-#endif
-}
-// fz_att_mbar_wait waits for the phase of parity ph of the mbarrier at b.
-FZ_DEV void fz_att_mbar_wait(u32 b, u32 ph) {
-#if FZ_ATT_BULK
-  asm volatile("{\n\t.reg .pred p;\n\tW: mbarrier.try_wait.parity.shared.b64 p, [%0], %1;\n\t@!p bra W;\n\t}" :: "r"(b), "r"(ph) : "memory");
+  fz_tmap_publish(g, sm);
 #endif
 }
 // fz_att_tma_kv copies rows rk .. rk + 15 and rv .. rv + 15 of map g to
 // shared addresses dk and dv (DH * 32 bytes each), completing on the
 // mbarrier at b. One thread calls it, after the warp's reads of the stage.
 template <int DH> FZ_DEV void fz_att_tma_kv(u32 dk, u32 dv, const u64* g, int rk, int rv, u32 b) {
-#if FZ_ATT_BULK
+#if FZ_TMA
   asm volatile("fence.proxy.async.shared::cta;\n\tmbarrier.arrive.expect_tx.shared.b64 _, [%0], %1;" :: "r"(b), "r"(64 * DH) : "memory");
   asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];"
                :: "r"(dk), "l"(g), "r"(0), "r"(rk), "r"(0), "r"(b) : "memory");
@@ -620,7 +581,7 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
   constexpr int NW = NT / 32, NN = DP / 8, NPAIR = DP / 16, LDS = DP + 8, WST = 2 * 16 * LDS, RW = DP + 2;
   // BULK's stages are TST elements, 1024-byte aligned (the swizzle's
   // period) inside the space of the padded ring.
-  constexpr bool BULK = FZ_ATT_BULK && DH % 64 == 0 && NW * NSTG >= 2;
+  constexpr bool BULK = FZ_TMA && DH % 64 == 0 && NW * NSTG >= 2;
   constexpr int TST = 2 * 16 * DH;
   extern __shared__ __align__(16) u16 fz_att_dsm[];
   __shared__ int fz_att_last;
@@ -652,7 +613,7 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
   bool ready = false;
   u32 tmask = 0, phase = 0;
   if (BULK && lane == 0) {
-    for (int i = 0; i < NSTG; i++) fz_att_mbar_init(fz_smem_addr(&fz_att_bar[warp * NSTG + i]));
+    for (int i = 0; i < NSTG; i++) fz_mbar_init(fz_smem_addr(&fz_att_bar[warp * NSTG + i]), 1);
   }
   __syncwarp();
   // load stages the tile of the lanes' rows r in stage s of the warp's ring.
@@ -743,7 +704,7 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
           fz_cp_wait<NSTG - 2>(); // the query rows' group
           __syncthreads(); // the query rows, and the map
           if (build) {
-            if (lane == 0) fz_att_tmap_acquire(fz_att_tslot<DH>());
+            if (lane == 0) fz_tmap_acquire(fz_att_tslot<DH>());
             ready = true;
           }
           // Up to a head dim of 128 the query's A fragments stay in
@@ -762,7 +723,7 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
             fz_cp_commit();
             fz_cp_wait<NSTG - 1>();
             if (BULK && (tmask >> cur & 1u)) {
-              fz_att_mbar_wait(fz_smem_addr(&fz_att_bar[warp * NSTG + cur]), phase >> cur & 1u);
+              fz_mbar_wait(fz_smem_addr(&fz_att_bar[warp * NSTG + cur]), phase >> cur & 1u);
               phase ^= 1u << cur;
             }
             __syncwarp();

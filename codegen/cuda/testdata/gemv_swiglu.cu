@@ -1,26 +1,26 @@
 // body of k05_gemm_matmul_silu_mul
-FZ_DEV int fzb_4db939d01b79c4a6_nslot(int seg, int wn, int nt) {
+FZ_DEV int fzb_1e730d23c4b6f84c_nslot(int seg, int wn, int nt) {
   switch (seg) {
     case 0: return (nt / 2) * 32 + wn * 16 + (nt % 2) * 8;
   }
   return 0;
 }
-FZ_DEV uint4 fzb_4db939d01b79c4a6_ld16(const void* p) {
+FZ_DEV uint4 fzb_1e730d23c4b6f84c_ld16(const void* p) {
   uint4 v;
   asm("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
   return v;
 }
-FZ_DEV i64 fzb_4db939d01b79c4a6_kper(i64 kv, i64 nsplit) { return ((kv + nsplit - 1) / nsplit + 7) / 8 * 8; }
-FZ_DEV i64 fzb_4db939d01b79c4a6_ntiles256(i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV i64 fzb_1e730d23c4b6f84c_kper(i64 kv, i64 nsplit) { return ((kv + nsplit - 1) / nsplit + 7) / 8 * 8; }
+FZ_DEV i64 fzb_1e730d23c4b6f84c_ntiles256(i64 dim_B, i64 dim_S, i64 dim_T) {
   return 112;
 }
-FZ_DEV int fzb_4db939d01b79c4a6_tile256(i64 t, i64* u, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV int fzb_1e730d23c4b6f84c_tile256(i64 t, i64* u, i64 dim_B, i64 dim_S, i64 dim_T) {
   if (t < 112) { *u = t; return 0; }
   t -= 112;
   *u = 0;
   return -1;
 }
-FZ_DEV i64 fzb_4db939d01b79c4a6_col256(int seg, i64 u, int s, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV i64 fzb_1e730d23c4b6f84c_col256(int seg, i64 u, int s, i64 dim_B, i64 dim_S, i64 dim_T) {
   switch (seg) {
     case 0: {
       const int q = s / 128, j = s % 128;
@@ -33,16 +33,16 @@ FZ_DEV i64 fzb_4db939d01b79c4a6_col256(int seg, i64 u, int s, i64 dim_B, i64 dim
   }
   return -1;
 }
-FZ_DEV i64 fzb_4db939d01b79c4a6_ntiles64(i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV i64 fzb_1e730d23c4b6f84c_ntiles64(i64 dim_B, i64 dim_S, i64 dim_T) {
   return 448;
 }
-FZ_DEV int fzb_4db939d01b79c4a6_tile64(i64 t, i64* u, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV int fzb_1e730d23c4b6f84c_tile64(i64 t, i64* u, i64 dim_B, i64 dim_S, i64 dim_T) {
   if (t < 448) { *u = t; return 0; }
   t -= 448;
   *u = 0;
   return -1;
 }
-FZ_DEV i64 fzb_4db939d01b79c4a6_col64(int seg, i64 u, int s, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV i64 fzb_1e730d23c4b6f84c_col64(int seg, i64 u, int s, i64 dim_B, i64 dim_S, i64 dim_T) {
   switch (seg) {
     case 0: {
       const int q = s / 32, j = s % 32;
@@ -55,7 +55,7 @@ FZ_DEV i64 fzb_4db939d01b79c4a6_col64(int seg, i64 u, int s, i64 dim_B, i64 dim_
   }
   return -1;
 }
-FZ_DEV void fzb_4db939d01b79c4a6_epi0(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 r, const i64 c0, const float* ev, const i64 nv) {
+FZ_DEV void fzb_1e730d23c4b6f84c_epi0(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 r, const i64 c0, const float* ev, const i64 nv) {
   const i64 oc0 = (r/dim_S);
   const i64 oc1 = (r%dim_S);
   {
@@ -64,14 +64,14 @@ FZ_DEV void fzb_4db939d01b79c4a6_epi0(const u16* __restrict__ p0, const u16* __r
     fz_st_bf16(p2 + (((oc0*(14336*dim_S)) + (oc1*14336)) + c0), t2);
   }
 }
-FZ_DEV void fzb_4db939d01b79c4a6_prefetch(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 k0, const i64 k1, const i64* scol) {
+FZ_DEV void fzb_1e730d23c4b6f84c_prefetch(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 k0, const i64 k1, const i64* scol) {
   for (i64 e = threadIdx.x; e < (k1 - k0) * 8; e += blockDim.x) {
     const i64 c = scol[e % 8 * 32], kr = k0 + e / 8;
     if (c >= 0) fz_prefetch_l2(p1 + ((kr*28672) + c));
   }
 }
 template <int MR>
-FZ_DEV void fzb_4db939d01b79c4a6_gemv(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 r0, const int mr, const i64 k0, const i64 k1, const i64* scol, const int* svec, float* As, float* red, float* res) {
+FZ_DEV void fzb_1e730d23c4b6f84c_gemv(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 r0, const int mr, const i64 k0, const i64 k1, const i64* scol, const int* svec, float* As, float* red, float* res) {
   const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5, nw = blockDim.x >> 5;
   constexpr int KC = 4096 / MR;
   float acc[MR][8];
@@ -109,7 +109,7 @@ FZ_DEV void fzb_4db939d01b79c4a6_gemv(const u16* __restrict__ p0, const u16* __r
           for (int i = 0; i < U; i++) {
             const int kb = kp + i * nw + wid;
             const i64 kr = kc + (kb < kl ? kb : kl - 1);
-            braw[i] = fzb_4db939d01b79c4a6_ld16(p1 + ((kr*28672) + col[0]));
+            braw[i] = fzb_1e730d23c4b6f84c_ld16(p1 + ((kr*28672) + col[0]));
           }
           if (kp + nw * U <= kl) {
             #pragma unroll
@@ -196,7 +196,7 @@ FZ_DEV void fzb_4db939d01b79c4a6_gemv(const u16* __restrict__ p0, const u16* __r
   __syncthreads();
 }
 template <int NB>
-FZ_DEV void fzb_4db939d01b79c4a6_gemvtc(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 r0, const int mr, const i64 k0, const i64 k1, const i64* scol, unsigned char* ring, float* res) {
+FZ_DEV void fzb_1e730d23c4b6f84c_gemvtc(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 r0, const int mr, const i64 k0, const i64 k1, const i64* scol, unsigned char* ring, float* res) {
   const int tid = threadIdx.x, wg = tid >> 7;
   // This thread copies column group wc of weight rows (tid >> 5) + 8i, and
   // positions xc .. xc+7 of left-operand row xm, of every stage.
@@ -252,7 +252,7 @@ FZ_DEV void fzb_4db939d01b79c4a6_gemvtc(const u16* __restrict__ p0, const u16* _
     __syncthreads();
     if (st + 5 < ns) issue(st + 5, wso);
     fz_cp_commit();
-    fz_gemv_wg_stage<NB, true>(acc, da + (rso >> 4), db + (rso >> 4), 32);
+    fz_gemv_wg_stage<NB, true>(acc, da + (rso >> 4), db + (rso >> 4), 32, 16);
     fz_wgmma_wait<1>();
     rso = rso == 122880 ? 0 : rso + 20480;
     wso = wso == 122880 ? 0 : wso + 20480;
@@ -263,21 +263,21 @@ FZ_DEV void fzb_4db939d01b79c4a6_gemvtc(const u16* __restrict__ p0, const u16* _
   fz_gemv_wg_store<NB>(acc, res, 256, wg);
   __syncthreads();
 }
-FZ_DEV void fzb_4db939d01b79c4a6_mma(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 bid, const i64 nblk, u16* smem, const u16** sArow, const u16** sBrow, i64* scol) {
+FZ_DEV void fzb_1e730d23c4b6f84c_mma(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 bid, const i64 nblk, u16* smem, const u16** sArow, const u16** sBrow, i64* scol) {
   const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5;
   const int wm = (wid >> 1) & 3, wn = wid & 1;
   const i64 UB = 1, MR_ = (dim_B*dim_S);
-  const i64 ntile = fzb_4db939d01b79c4a6_ntiles64(dim_B, dim_S, dim_T);
+  const i64 ntile = fzb_1e730d23c4b6f84c_ntiles64(dim_B, dim_S, dim_T);
   const i64 nrt = (MR_ + 127) / 128;
   for (i64 item = bid; item < UB * nrt * ntile; item += nblk) {
     const i64 t = item % ntile, rest = item / ntile, rt = rest % nrt, ub = rest / nrt;
     const i64 r0 = rt * 128;
     i64 u;
-    const int seg = fzb_4db939d01b79c4a6_tile64(t, &u, dim_B, dim_S, dim_T);
+    const int seg = fzb_1e730d23c4b6f84c_tile64(t, &u, dim_B, dim_S, dim_T);
     const i64 kv = 4096, nv = 28672;
     __syncthreads();
     for (int s = tid; s < 64; s += blockDim.x) {
-      const i64 c = fzb_4db939d01b79c4a6_col64(seg, u, s, dim_B, dim_S, dim_T);
+      const i64 c = fzb_1e730d23c4b6f84c_col64(seg, u, s, dim_B, dim_S, dim_T);
       scol[s] = c < nv ? c : -1;
     }
     for (int i = tid; i < 128; i += blockDim.x) {
@@ -339,7 +339,7 @@ FZ_DEV void fzb_4db939d01b79c4a6_mma(const u16* __restrict__ p0, const u16* __re
           #pragma unroll
           for (int np = 0; np < 2; np++) {
             const int nt = np * 2 + (lane >> 4);
-            const int nbase = fzb_4db939d01b79c4a6_nslot(seg, wn, nt);
+            const int nbase = fzb_1e730d23c4b6f84c_nslot(seg, wn, nt);
             u32 r[4];
             const int kr = kk * 16 + (lane & 7) + (((lane >> 3) & 1) << 3), ch = nbase >> 3;
             fz_ldsm4t(r, sb + kr * 64 + ((ch ^ (kr & 7)) << 3));
@@ -374,7 +374,7 @@ FZ_DEV void fzb_4db939d01b79c4a6_mma(const u16* __restrict__ p0, const u16* __re
                   float ev[2];
                   ev[0] = acc[mt][0 + jb][h * 2 + c];
                   ev[1] = acc[mt][2 + jb][h * 2 + c];
-                  fzb_4db939d01b79c4a6_epi0(p0, p1, p2, dim_B, dim_S, dim_T, ub, r, c0, ev, nv);
+                  fzb_1e730d23c4b6f84c_epi0(p0, p1, p2, dim_B, dim_S, dim_T, ub, r, c0, ev, nv);
                 }
               }
             }
@@ -385,7 +385,7 @@ FZ_DEV void fzb_4db939d01b79c4a6_mma(const u16* __restrict__ p0, const u16* __re
     }
   }
 }
-FZ_DEV void fzb_4db939d01b79c4a6(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV void fzb_1e730d23c4b6f84c(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
   __shared__ __align__(128) float smem[9216];
   __shared__ i64 scol[256];
   __shared__ int svec[32];
@@ -399,23 +399,23 @@ FZ_DEV void fzb_4db939d01b79c4a6(const u16* __restrict__ p0, const u16* __restri
     __shared__ const u16* sArow[128];
     __shared__ const u16* sBrow[64];
     fz_grid_sync();
-    if (sp == 0) fzb_4db939d01b79c4a6_mma(p0, p1, p2, dim_B, dim_S, dim_T, bid, nblk, (u16*)smem, sArow, sBrow, scol);
+    if (sp == 0) fzb_1e730d23c4b6f84c_mma(p0, p1, p2, dim_B, dim_S, dim_T, bid, nblk, (u16*)smem, sArow, sBrow, scol);
     return;
   }
   bool waited = false;
   const i64 UB = 1, MR_ = (dim_B*dim_S);
-  const i64 ntile = fzb_4db939d01b79c4a6_ntiles256(dim_B, dim_S, dim_T);
+  const i64 ntile = fzb_1e730d23c4b6f84c_ntiles256(dim_B, dim_S, dim_T);
   const i64 nrc = (MR_ + 63) / 64;
   for (i64 item = bid; item < UB * nrc * ntile; item += nblk) {
     const i64 t = item % ntile, rest = item / ntile, rc = rest % nrc, ub = rest / nrc;
     const i64 r0 = rc * 64;
     const int mr = (int)fz_min64(64, MR_ - r0);
     i64 u;
-    const int seg = fzb_4db939d01b79c4a6_tile256(t, &u, dim_B, dim_S, dim_T);
+    const int seg = fzb_1e730d23c4b6f84c_tile256(t, &u, dim_B, dim_S, dim_T);
     const i64 kv = 4096, nv = 28672;
     __syncthreads();
     for (int s = threadIdx.x; s < 256; s += blockDim.x) {
-      const i64 c = fzb_4db939d01b79c4a6_col256(seg, u, s, dim_B, dim_S, dim_T);
+      const i64 c = fzb_1e730d23c4b6f84c_col256(seg, u, s, dim_B, dim_S, dim_T);
       scol[s] = c < nv ? c : -1;
     }
     __syncthreads();
@@ -425,10 +425,10 @@ FZ_DEV void fzb_4db939d01b79c4a6(const u16* __restrict__ p0, const u16* __restri
       svec[threadIdx.x] = ok && (scol[threadIdx.x * 8] & 7) == 0;
     }
     __syncthreads();
-    const i64 kper = fzb_4db939d01b79c4a6_kper(kv, nsplit);
+    const i64 kper = fzb_1e730d23c4b6f84c_kper(kv, nsplit);
     const i64 k0 = fz_min64(kv, sp * kper), k1 = fz_min64(kv, k0 + kper);
     if (!waited) {
-      fzb_4db939d01b79c4a6_prefetch(p0, p1, p2, dim_B, dim_S, dim_T, ub, k0, fz_min64(k1, k0 + 128), scol);
+      fzb_1e730d23c4b6f84c_prefetch(p0, p1, p2, dim_B, dim_S, dim_T, ub, k0, fz_min64(k1, k0 + 128), scol);
       fz_grid_sync();
       waited = true;
     }
@@ -446,14 +446,14 @@ FZ_DEV void fzb_4db939d01b79c4a6(const u16* __restrict__ p0, const u16* __restri
       tc = __syncthreads_and(tcok);
     }
     if (mr > 1 && tc) {
-      if (mr <= 8) fzb_4db939d01b79c4a6_gemvtc<1>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, ring, res);
-      else if (mr <= 16) fzb_4db939d01b79c4a6_gemvtc<2>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, ring, res);
-      else if (mr <= 32) fzb_4db939d01b79c4a6_gemvtc<4>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, ring, res);
-      else fzb_4db939d01b79c4a6_gemvtc<8>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, ring, res);
+      if (mr <= 8) fzb_1e730d23c4b6f84c_gemvtc<1>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, ring, res);
+      else if (mr <= 16) fzb_1e730d23c4b6f84c_gemvtc<2>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, ring, res);
+      else if (mr <= 32) fzb_1e730d23c4b6f84c_gemvtc<4>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, ring, res);
+      else fzb_1e730d23c4b6f84c_gemvtc<8>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, ring, res);
     }
     else
     for (int p = 0; p < mr; p += 1) {
-      fzb_4db939d01b79c4a6_gemv<1>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0 + p, 1, k0, k1, scol, svec, As, red, res + p * 256);
+      fzb_1e730d23c4b6f84c_gemv<1>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0 + p, 1, k0, k1, scol, svec, As, red, res + p * 256);
     }
     switch (seg) {
       case 0: {
@@ -467,7 +467,7 @@ FZ_DEV void fzb_4db939d01b79c4a6(const u16* __restrict__ p0, const u16* __restri
           float ev[2];
           ev[0] = res[m * 256 + 0 + j];
           ev[1] = res[m * 256 + 128 + j];
-          fzb_4db939d01b79c4a6_epi0(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0 + m, c0, ev, nv);
+          fzb_1e730d23c4b6f84c_epi0(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0 + m, c0, ev, nv);
         }
         break;
       }
@@ -476,4 +476,4 @@ FZ_DEV void fzb_4db939d01b79c4a6(const u16* __restrict__ p0, const u16* __restri
   if (!waited) fz_grid_sync();
 }
 
-extern "C" __global__ void __launch_bounds__(256, 1) k05_gemm_matmul_silu_mul(const u16* __restrict__ v48, const u16* __restrict__ v7_wgu, u16* __restrict__ v53, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_4db939d01b79c4a6(v48, v7_wgu, v53, dim_B, dim_S, dim_T); }
+extern "C" __global__ void __launch_bounds__(256, 1) k05_gemm_matmul_silu_mul(const u16* __restrict__ v48, const u16* __restrict__ v7_wgu, u16* __restrict__ v53, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_1e730d23c4b6f84c(v48, v7_wgu, v53, dim_B, dim_S, dim_T); }

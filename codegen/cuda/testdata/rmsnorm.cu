@@ -135,16 +135,17 @@ FZ_WGMMA_TN128(false, "f16")
 // fz_gemv_wg_stage issues a warpgroup's wgmmas over one ring stage (rows
 // positions, a multiple of 16; 8·NB rows of the left operand) as one
 // group: da describes the stage's first m64 tile of the warpgroup's
-// columns, db its left-operand rows; the caller waits for the group
-// before the stage is refilled.
+// columns, db its left-operand rows, whose next 16 positions lie bstep
+// descriptor units (16 bytes) on; the caller waits for the group before
+// the stage is refilled.
 template <int NB, bool BF16>
-FZ_DEV void fz_gemv_wg_stage(float (*acc)[NB * 4], u64 da, u64 db, int rows) {
+FZ_DEV void fz_gemv_wg_stage(float (*acc)[NB * 4], u64 da, u64 db, int rows, int bstep) {
   fz_wgmma_fence();
 #pragma unroll
   for (int s = 0; s < rows / 16; s++) {
 #pragma unroll
     for (int t = 0; t < 2; t++)
-      fz_wgmma_tn<NB * 8, BF16>(acc[t], da + (u64)((t * rows * 128 + s * 16 * 128) >> 4), db + (u64)(s * 16));
+      fz_wgmma_tn<NB * 8, BF16>(acc[t], da + (u64)((t * rows * 128 + s * 16 * 128) >> 4), db + (u64)(s * bstep));
   }
   fz_wgmma_commit();
 }
@@ -160,24 +161,6 @@ FZ_DEV void fz_gemv_wg_store(float (*acc)[NB * 4], float* res, int tn, int wg) {
     for (int i = 0; i < NB * 4; i++)
       res[(8 * (i >> 2) + 2 * q + (i & 1)) * tn + 128 * wg + 64 * t + 16 * w + g + 8 * ((i >> 1) & 1)] = acc[t][i];
 }
-
-// The wgmma GEMM (codegen/cuda/gemm_wgmma.go) runs the loop above at
-// plan.GemmWGRows rows (m64n128k16) and visits its tiles in groups of
-// FZ_GEMM_WG_GROUP row blocks: within a group the row block changes
-// fastest, so that the tiles in flight on the GPU at once share a few
-// weight column tiles and row blocks in L2 instead of streaming every
-// column tile of the weight for each row block.
-#define FZ_GEMM_WG_GROUP 16
-// fz_gemm_wg_item splits work item it of a unit's nrb row blocks by ntile
-// column tiles into its row block and column tile, grouped as above.
-FZ_DEV void fz_gemm_wg_item(i64 it, i64 nrb, i64 ntile, i64* rb, i64* t) {
-  const i64 per = (i64)FZ_GEMM_WG_GROUP * ntile, g = it / per, j = it % per;
-  const i64 first = g * FZ_GEMM_WG_GROUP, rows = nrb - first < FZ_GEMM_WG_GROUP ? nrb - first : FZ_GEMM_WG_GROUP;
-  *rb = first + j % rows;
-  *t = j / rows;
-}
-// fz_dyn_smem is the block's dynamic shared memory in bytes, as launched.
-FZ_DEV u32 fz_dyn_smem() { u32 n; asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(n)); return n; }
 static __device__ const double fz_rope_411e848000000000_128[64] = {
   1.0, 0.81461723385654472, 0.66360123769608848, 0.54058100463576697, 
   0.44036660267178046, 0.35873022375128993, 0.29222782257301511, 0.23805382048035076, 
