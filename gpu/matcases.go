@@ -97,16 +97,18 @@ func matCases() []struct {
 	// aligned only): 16 rows, K not a multiple of the 16-row step, split-K
 	add("swiglu_f16_776x136", 2, 8)
 	// The wgmma GEMM (sm_90a) at rows no 128-row tile divides: K past the
-	// last whole 64-position stage (4104, 1000, 776), a partial column tile
-	// (120, 136), SwiGLU halves in one tile (bf16 and f16); more tiles than
-	// blocks, over two groups of row blocks, at 2500 rows by 2560 columns;
-	// and N of 4097 and 17, whose rows are not 16-byte aligned (the
-	// CUDA-core fallback).
+	// last whole 32-position stage (4104, 1000, 776, 1032), a partial
+	// column tile (120, 136, 200), SwiGLU halves in one tile (bf16 and
+	// f16); more tiles than blocks, over two groups of row blocks, at 2500
+	// rows by 2560 columns; the tensor copy engine's stages in bf16 and
+	// f16 (4104x120, 136x2560, 1032x200); and N of 4097 and 17, whose rows
+	// are not 16-byte aligned (the CUDA-core fallback).
 	add("res_bf16_4104x120", 3, 100)
 	add("swiglu_bf16_1000x1000", 1, 129)
 	add("swiglu_f16_776x136", 2, 100)
 	add("res_bf16_136x2560", 1, 2500)
 	add("res_bf16_512x4097", 1, 200)
+	add("res_f16_1032x200", 2, 150)
 	add("cast_bf16_264x17", 3, 71)
 	return out
 }

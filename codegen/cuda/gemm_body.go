@@ -135,14 +135,16 @@ func (g *gemmModel) emitSplitWrite(w *writer, per ix) {
 // r0+mr-1. Unsplit, the tile's sums are in res[m * stride + slot]; split,
 // each split takes an equal share of the tile's elements and sums their
 // partials in split order (the same bits whichever split sums them).
-// batch (unsplit only) adds a loop for a tile whose every slot has a
-// column, batch elements a thread an unrolled step without a bounds test
-// between them, so that their loads (a residual, a bias) are in flight
-// together: a block of the wgmma GEMM has 8 warps an SM, and its tile
+// batch (unsplit only, a block of warps warps) adds a loop for a tile
+// whose every slot has a column: a warp takes whole rows, a lane every
+// 32nd slot of a row, and a thread batch elements an unrolled step without a bounds test between
+// them (whole rows of them), so that their loads (a residual, a bias) are
+// in flight together and the row's coordinates are computed once for its
+// slots. A block of the wgmma GEMM has 8 warps an SM, and its tile
 // epilogue spent most of its time waiting for one load at a time (on the
 // H200 the Llama-3-8B prefill's output projection took 540 µs with its
 // epilogue, 310 without, bench/results/2026-12-03-h200-gemm-wg/perf).
-func (g *gemmModel) emitTileEpilogue(w *writer, split bool, per ix, stride, batch int) {
+func (g *gemmModel) emitTileEpilogue(w *writer, split bool, per ix, stride, batch, warps int) {
 	ep := g.epi
 	tn := g.gemvTN()
 	w.open("switch (seg) {")
@@ -160,9 +162,12 @@ func (g *gemmModel) emitTileEpilogue(w *writer, split bool, per ix, stride, batc
 			}
 			if batch > 0 {
 				w.open("if (u * %d + %d <= %s) {", wd, wd, g.segBases(sg))
-				w.line("#pragma unroll %d", batch)
-				w.open("for (int e = lo + threadIdx.x; e < hi; e += blockDim.x) {")
-				g.emitElement(w, si, sum, false)
+				w.line("#pragma unroll %d", max(1, batch/int((wd+31)/32)))
+				w.open("for (int m = threadIdx.x >> 5; m < mr; m += %d) {", warps)
+				w.line("#pragma unroll")
+				w.open("for (int j = threadIdx.x & 31; j < %d; j += 32) {", wd)
+				g.emitElement(w, si, sum, false, false)
+				w.close()
 				w.close()
 				w.line("break;")
 				w.close()
@@ -171,7 +176,7 @@ func (g *gemmModel) emitTileEpilogue(w *writer, split bool, per ix, stride, batc
 			// bias) of several elements are in flight together.
 			w.line("#pragma unroll 4")
 			w.open("for (int e = lo + threadIdx.x; e < hi; e += blockDim.x) {")
-			g.emitElement(w, si, sum, true)
+			g.emitElement(w, si, sum, true, true)
 			w.close()
 		}
 		w.line("break;")
@@ -217,7 +222,7 @@ func (g *gemmModel) emitSplitEpilogue(w *writer, si int, per ix) {
 	w.open("for (int v = 0; v < %d; v++) {", gemvEpiBatch)
 	w.line("const int e = e0 + v * blockDim.x;")
 	w.line("if (e >= hi) break;")
-	g.emitElement(w, si, func(q int, _ string) string { return fmt.Sprintf("evs[v][%d]", q) }, true)
+	g.emitElement(w, si, func(q int, _ string) string { return fmt.Sprintf("evs[v][%d]", q) }, true, true)
 	w.close()
 	w.close()
 }
@@ -230,13 +235,16 @@ func (g *gemmModel) segBases(sg *segment) ix {
 	return ixc(sg.bases())
 }
 
-// emitElement writes the epilogue of element e (row m, slot j) of segment
-// si, its sums read by sum(q, slot) for each of the segment's offsets q;
-// checked skips a slot past the segment's last cluster (a tile's tail).
-func (g *gemmModel) emitElement(w *writer, si int, sum func(q int, slot string) string, checked bool) {
+// emitElement writes the epilogue of the element at row m, slot j of
+// segment si (computed from its index e when fromE), its sums read by
+// sum(q, slot) for each of the segment's offsets q; checked skips a slot
+// past the segment's last cluster (a tile's tail).
+func (g *gemmModel) emitElement(w *writer, si int, sum func(q int, slot string) string, checked, fromE bool) {
 	sg := &g.epi.segs[si]
 	wd := sg.width(g.gemvTN())
-	w.line("const int m = e / %d, j = e %% %d;", wd, wd)
+	if fromE {
+		w.line("const int m = e / %d, j = e %% %d;", wd, wd)
+	}
 	w.line("const i64 beta = u * %d + j;", wd)
 	if checked {
 		w.line("if (beta >= %s) continue;", g.segBases(sg))
@@ -344,7 +352,7 @@ func (g *gemmModel) mainBody(split bool) (string, error) {
 		w.line("__syncthreads();")
 		w.line("__threadfence();")
 	}
-	g.emitTileEpilogue(&w, split, per, tn, 0)
+	g.emitTileEpilogue(&w, split, per, tn, 0, 0)
 	w.close()
 	w.line("if (!waited) fz_grid_sync();")
 	return w.String(), nil

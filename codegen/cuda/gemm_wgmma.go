@@ -24,8 +24,11 @@ const (
 	// stores at once (fz_gemv_wg_store) fall in distinct banks.
 	gemmWGResStride = gemvRowTN + 4
 	// gemmWGEpiBatch is the elements a thread of the tile epilogue takes
-	// an unrolled step (emitTileEpilogue).
-	gemmWGEpiBatch = 8
+	// an unrolled step (emitTileEpilogue), whole rows of them: with 8 a
+	// step, one element a row, the Llama-3-8B prefill's output projection
+	// waited on its residual's loads (ncu); 32 took it from 478 to 292 µs
+	// on the H200 (bench/results/2026-12-03-h200-gemm-tma).
+	gemmWGEpiBatch = 32
 	// gemmTMAChunkBytes is one 16-byte chunk column of a stage's rows as
 	// the copy engine lays them (row n's chunk at n * 16), and
 	// gemmTMAKStep a k16 slice's step, two chunk columns, in descriptor
@@ -144,7 +147,7 @@ func (g *gemmModel) emitGemmWG(w *writer) error {
 	}
 	ring.emitStore(w)
 	w.line("__syncthreads();")
-	g.emitTileEpilogue(w, false, ixc(0), gemmWGResStride, gemmWGEpiBatch)
+	g.emitTileEpilogue(w, false, ixc(0), gemmWGResStride, gemmWGEpiBatch, gemmWGThreads/32)
 	w.line("__syncthreads();")
 	w.close()
 	w.close()
