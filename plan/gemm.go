@@ -81,9 +81,11 @@ func GemvSharedBytes(m int64, wgmma bool) int64 {
 // The wgmma GEMM on sm_90a (codegen/cuda's gemm_wgmma.go), a block of
 // GemmWGThreads, takes tiles of GemmWGRows rows by GemvCols column slots
 // and streams K through a ring of GemmWGStages stages of GemmWGK
-// positions, the weight tile then the rows (GemmWGStageBytes), in the
-// wgmma GEMV's layouts; the ring starts GemvWGAlign-byte aligned, and the
-// tile's f32 sums reuse it once it drains.
+// positions, the weight tile then the rows (GemmWGStageBytes): the weight
+// in the wgmma GEMV's layout, the rows in it or, where the tensor copy
+// engine fills the stage, as 16-byte chunk columns of GemmWGRows rows; the
+// ring starts GemvWGAlign-byte aligned, and the tile's f32 sums reuse it
+// once it drains.
 const (
 	GemmWGThreads    = 256
 	GemmWGRows       = 128

@@ -5,16 +5,21 @@ import (
 	"github.com/fuser-dev/fuser/plan"
 )
 
-// The tensor-core GEMM on sm_90a (device/gemv_wgmma.cuh), which a gemm
-// launch asks for (plan.Launch.WGMMA): tiles of plan.GemmWGRows rows by
-// the GEMV's gemvRowTN column slots, walked by a persistent grid, K
-// streamed through a ring of plan.GemmWGStages stages of plan.GemmWGK
-// positions. It is the wgmma GEMV's loop at 128 rows: every thread copies
-// its share of a stage by cp.async, and a stage's wgmmas run while the
-// next is waited for and the one after is issued; the tile's sums go
-// through shared memory to the GEMV's tile epilogue. (A producer warpgroup
-// feeding two consumer warpgroups through mbarriers spilled: with 128
-// sums a consumer thread, 384 threads leave too few registers.)
+// The tensor-core GEMM on sm_90a (device/gemv_wgmma.cuh,
+// device/gemm_wgmma.cuh), which a gemm launch asks for
+// (plan.Launch.WGMMA): tiles of plan.GemmWGRows rows by the GEMV's
+// gemvRowTN column slots, walked by a persistent grid, K streamed through
+// a ring of plan.GemmWGStages stages of plan.GemmWGK positions. It is the
+// wgmma GEMV's loop at 128 rows: thread 0 copies a stage through the
+// tensor copy engine where the operands allow it (gemmWGTMA and the
+// launch's checks), every thread its share by cp.async elsewhere, and a
+// stage's wgmmas run while the next is waited for and the one after is
+// issued, a block barrier a stage guarding the refills; the tile's sums
+// go through shared memory to the GEMV's tile epilogue. (A producer
+// warpgroup feeding two consumer warpgroups through mbarriers spilled:
+// with 128 sums a consumer thread, 384 threads leave too few registers.
+// Empty mbarriers in place of the block barrier were slower on the H200:
+// bench/results/2026-12-03-h200-gemm-tma.)
 const (
 	gemmWGThreads = plan.GemmWGThreads
 	// gemmWGWeightBytes is a stage's weight tile, its rows following.
