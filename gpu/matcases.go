@@ -15,7 +15,7 @@ const matLayer = `
 layer mat_{{name}}
 dim B, S
 const K = {{k}}, N = {{n}}
-input  x : {{dt}}[B, S, K]
+input  x : {{dt}}[{{xdims}}]
 input  r : {{dt}}[B, S, N]
 param  w : {{dt}}[K, {{wn}}]
 param  c : {{dt}}[{{wn}}]
@@ -28,15 +28,21 @@ output y : {{out}}[B, S, N]
 type matEpilogue struct {
 	wn, body string
 	f32      bool // the output is cast to f32
+	// xdims is the left operand's dims as the input is stored (B, S, K
+	// when empty).
+	xdims string
 }
 
 var matEpilogues = map[string]matEpilogue{
 	// bias and residual: the decode step's o and down projections
-	"res": {"N", "y = r + (x @ w + c)", false},
+	"res": {"N", "y = r + (x @ w + c)", false, ""},
 	// bias, then SwiGLU across the split halves of one weight (as gate/up)
-	"swiglu": {"2*N", "g, u = split(x @ w + c, [N, N], axis=-1)\ny = silu(g) * u + r", false},
+	"swiglu": {"2*N", "g, u = split(x @ w + c, [N, N], axis=-1)\ny = silu(g) * u + r", false, ""},
 	// the sum cast to f32, times the other input cast
-	"cast": {"N", "y = cast(x @ w + c, f32) * cast(r, f32)", true},
+	"cast": {"N", "y = cast(x @ w + c, f32) * cast(r, f32)", true, ""},
+	// bias and residual over a left operand stored sequence-major, read
+	// through a transposing view: its rows are not one stride apart
+	"tres": {"N", "y = r + (transpose(x, [1, 0, 2]) @ w + c)", false, "S, B, K"},
 }
 
 // MatLayer builds mat_<epilogue>_<dtype>_<K>x<N> (matEpilogues; bf16 or
@@ -55,8 +61,12 @@ func MatLayer(variant string) (*ir.Graph, error) {
 	if e.f32 {
 		out = "f32"
 	}
+	xdims := e.xdims
+	if xdims == "" {
+		xdims = "B, S, K"
+	}
 	src := matLayer
-	for key, v := range map[string]string{"name": variant, "k": fmt.Sprint(k), "n": fmt.Sprint(n), "dt": dt, "wn": e.wn, "out": out, "body": e.body} {
+	for key, v := range map[string]string{"name": variant, "k": fmt.Sprint(k), "n": fmt.Sprint(n), "dt": dt, "wn": e.wn, "out": out, "body": e.body, "xdims": xdims} {
 		src = strings.ReplaceAll(src, "{{"+key+"}}", v)
 	}
 	return frontend.Parse("mat_"+variant+".fu", src)
@@ -101,14 +111,17 @@ func matCases() []struct {
 	// column tile (120, 136, 200), SwiGLU halves in one tile (bf16 and
 	// f16); more tiles than blocks, over two groups of row blocks, at 2500
 	// rows by 2560 columns; the tensor copy engine's stages in bf16 and
-	// f16 (4104x120, 136x2560, 1032x200); and N of 4097 and 17, whose rows
-	// are not 16-byte aligned (the CUDA-core fallback).
+	// f16 (4104x120, 136x2560, 1032x200), and the cp.async stages of a
+	// kernel that has the engine's, its left operand's rows not one stride
+	// apart (tres); and N of 4097 and 17, whose rows are not 16-byte
+	// aligned (the CUDA-core fallback).
 	add("res_bf16_4104x120", 3, 100)
 	add("swiglu_bf16_1000x1000", 1, 129)
 	add("swiglu_f16_776x136", 2, 100)
 	add("res_bf16_136x2560", 1, 2500)
 	add("res_bf16_512x4097", 1, 200)
 	add("res_f16_1032x200", 2, 150)
+	add("tres_bf16_1032x200", 3, 50)
 	add("cast_bf16_264x17", 3, 71)
 	return out
 }
