@@ -137,10 +137,10 @@ func (g *gemmModel) emitSplitWrite(w *writer, per ix) {
 // partials in split order (the same bits whichever split sums them).
 // batch (unsplit only, a block of warps warps) adds a loop for a tile
 // whose every slot has a column: a warp takes whole rows, a lane every
-// 32nd slot of a row, and a thread batch elements an unrolled step without a bounds test between
-// them (whole rows of them), so that their loads (a residual, a bias) are
-// in flight together and the row's coordinates are computed once for its
-// slots. A block of the wgmma GEMM has 8 warps an SM, and its tile
+// 32nd slot of a row, and a thread batch elements an unrolled step
+// without a bounds test between them (whole rows of them), so that their
+// loads (a residual, a bias) are in flight together and the row's
+// coordinates are computed once for its slots. A block of the wgmma GEMM has 8 warps an SM, and its tile
 // epilogue spent most of its time waiting for one load at a time (on the
 // H200 the Llama-3-8B prefill's output projection took 540 µs with its
 // epilogue, 310 without, bench/results/2026-12-03-h200-gemm-wg/perf).

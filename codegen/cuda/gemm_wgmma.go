@@ -70,11 +70,11 @@ func (g *gemmModel) gemmWGMMA() bool {
 }
 
 // gemmWGTMA reports whether the wgmma GEMM's stages may come through the
-// tensor copy engine (emitGemmWGTMA): the wgmma path, one unit (the weight's address has
-// no batch part), a weight whose K axis is one stride, and tiles whose
-// every 64-slot group is 64 contiguous columns while they exist. Whether
-// the left operand's rows lie one stride apart, and the alignments, are
-// the launch's to check, on the device.
+// tensor copy engine (emitGemmWGTMA): the wgmma path, one unit (the
+// weight's address has no batch part), a weight whose K axis is one
+// stride, and tiles whose every 64-slot group is 64 contiguous columns
+// while they exist. Whether the left operand's rows lie one stride apart,
+// and the alignments, are the launch's to check, on the device.
 func (g *gemmModel) gemmWGTMA() bool {
 	if !g.gemmWGMMA() {
 		return false
@@ -223,14 +223,15 @@ func (g *gemmModel) emitGemmWGTMA(w *writer, batch []ix) error {
 	w.line("if (tid == 0) { fz_tmap_acquire(fz_gemm_tslot(0)); fz_tmap_acquire(fz_gemm_tslot(1)); }")
 	w.close()
 	w.close()
-	w.line("int gx[4];")
-	w.line("for (int i = 0; i < 4; i++) gx[i] = scol[64 * i] >= 0 ? (int)scol[64 * i] : (int)nw;")
+	groups := gemvRowTN / 64
+	w.line("int gx[%d];", groups)
+	w.line("for (int i = 0; i < %d; i++) gx[i] = scol[64 * i] >= 0 ? (int)scol[64 * i] : (int)nw;", groups)
 	w.open("auto issueT = [&](i64 st, u32 so, u32 bar) {")
 	w.line("const int kb = (int)(st * %d);", plan.GemmWGK)
 	w.line("const u64* wm = fz_gemm_tslot(0);")
 	w.line("const u64* am = fz_gemm_tslot(1);")
 	w.line("fz_mbar_expect(bar, %d);", plan.GemmWGStageBytes)
-	w.line("for (int i = 0; i < 4; i++) fz_tma2d(rb + so + i * %d, wm, gx[i], kb, bar);", plan.GemmWGK*128)
+	w.line("for (int i = 0; i < %d; i++) fz_tma2d(rb + so + i * %d, wm, gx[i], kb, bar);", groups, plan.GemmWGK*128)
 	w.line("for (int c = 0; c < %d; c++) fz_tma2d(rb + so + %d + c * %d, am, kb + 8 * c, (int)r0, bar);", plan.GemmWGK/8, gemmWGWeightBytes, gemmTMAChunkBytes)
 	w.close("};")
 	return nil
