@@ -6,7 +6,8 @@
 # call. .gpu-var holds that tree's make gpu-bundle (GEN_SPECS=0,
 # GPU_CASES='^(mat_|llama3_8b/small|tiny/small)', BENCH_DIMS='B=1,S=4096,T=0
 # B=1,S=512,T=0'), executables gzipped; v/epi/ the tree without the empty
-# mbarriers, v/tma/ without them and the epilogue change (7069674), base/
+# mbarriers, v/tma/ without them and the epilogue change (the tma/ call's
+# bundle: the kernels of c2e6077, committed from that tree), base/
 # main (56a5f5a), each its fuser and kernels at those dims. First
 # gpu/run.sh over those suite cases (runtime tests, the cases fused and
 # unfused, the determinism test, the sanitizers over two GEMMs the engine
