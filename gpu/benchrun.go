@@ -443,7 +443,7 @@ func (b *Bench) timeKernel(l *Loaded, in *Instance, i int, kt *KernelTime) error
 	med, mn, err := b.Time(func(rep int) error {
 		args := all[int64(rep)%rot]
 		for _, e := range entries {
-			if err := runtime.Launch(e, lp.Grid, k.CUDA.Block, lp.SharedBytes, b.D.Stream, args...); err != nil {
+			if err := runtime.LaunchWith(e, lp.Grid, k.CUDA.Block, lp.SharedBytes, launchOpts(lp, false), b.D.Stream, args...); err != nil {
 				return err
 			}
 		}

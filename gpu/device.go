@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/fuser-dev/fuser/ir"
+	"github.com/fuser-dev/fuser/plan"
 	"github.com/fuser-dev/fuser/runtime"
 )
 
@@ -231,16 +232,18 @@ func (l *Loaded) Launch(in *Instance, i int, s *runtime.Stream) error {
 		return err
 	}
 	lp := k.Plan.Launch
-	launch := runtime.Launch
-	if lp.Dependent {
-		launch = runtime.LaunchDependent
-	}
 	for _, e := range l.entries[i] {
-		if err := launch(e, lp.Grid, k.CUDA.Block, lp.SharedBytes, s, args...); err != nil {
+		if err := runtime.LaunchWith(e, lp.Grid, k.CUDA.Block, lp.SharedBytes, launchOpts(lp, lp.Dependent), s, args...); err != nil {
 			return fmt.Errorf("%s (%s): %w", k.Plan.Name, lp.Variant, err)
 		}
 	}
 	return nil
+}
+
+// launchOpts are the attributes of a launch of lp, a programmatic
+// dependent of the kernel before it if dependent.
+func launchOpts(lp *plan.Launch, dependent bool) runtime.LaunchOpts {
+	return runtime.LaunchOpts{Dependent: dependent, Cluster: int(lp.Cluster)}
 }
 
 // args are kernel k's arguments in this instance.

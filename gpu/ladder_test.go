@@ -41,7 +41,7 @@ func (l *Loaded) forwardAt(in *Instance, s *runtime.Stream, at map[string]int64)
 		}
 		lp := k.Plan.Launch
 		for _, e := range l.entries[i] {
-			if err := runtime.Launch(e, lp.Grid, k.CUDA.Block, lp.SharedBytes, s, args...); err != nil {
+			if err := runtime.LaunchWith(e, lp.Grid, k.CUDA.Block, lp.SharedBytes, launchOpts(lp, false), s, args...); err != nil {
 				return fmt.Errorf("%s: %w", k.Plan.Name, err)
 			}
 		}

@@ -106,9 +106,15 @@ func gemmLaunch(s *State, mm *ir.Node, eval func(ir.Dim) int64) *plan.Launch {
 		if s.Target.WGMMA && wgmmaOperands(mm) {
 			// A persistent grid, one block an SM (its ring takes the
 			// shared memory): as many blocks as the mma.sync tiles of the
-			// kernel's fallback path, at most the SMs.
+			// kernel's fallback path, at most the SMs; with the copy
+			// engine, whole clusters of them.
 			tiles := batch * ceilDiv(m, plan.GemmTileM) * ceilDiv(n, plan.GemmTileN)
-			return &plan.Launch{Variant: plan.VariantGemm, Grid: [3]int64{min(tiles, s.Target.SMs), 1, 1}, Block: plan.GemmWGThreads, SharedBytes: plan.GemmWGSharedBytes(), Launches: 1, Splits: 1, Tile: [2]int64{plan.GemmWGRows, plan.GemvCols}, Stages: plan.GemmWGStages, WGMMA: true}
+			l := &plan.Launch{Variant: plan.VariantGemm, Grid: [3]int64{min(tiles, s.Target.SMs), 1, 1}, Block: plan.GemmWGThreads, SharedBytes: plan.GemmWGSharedBytes(), Launches: 1, Splits: 1, Tile: [2]int64{plan.GemmWGRows, plan.GemvCols}, Stages: plan.GemmWGStages, WGMMA: true}
+			if c := int64(plan.GemmWGCluster); s.Target.TMA && s.Target.SMs >= c {
+				l.Cluster = c
+				l.Grid[0] = min(ceilDiv(l.Grid[0], c), s.Target.SMs/c) * c
+			}
+			return l
 		}
 		return &plan.Launch{Variant: plan.VariantGemm, Grid: [3]int64{ceilDiv(n, gemmBlockCols), ceilDiv(m, plan.GemmTileM), batch}, Block: gemmBlock, Launches: 1, Splits: 1, Tile: [2]int64{plan.GemmTileM, plan.GemmTileN}}
 	}

@@ -44,6 +44,10 @@ type Launch struct {
 	// Dependent: the kernel is launched as a programmatic dependent of the
 	// kernel before it (Target.DependentLaunch).
 	Dependent bool `json:",omitempty"`
+	// Cluster is the blocks of a thread-block cluster along the grid's x
+	// (Grid[0] a multiple of it), 0 for a launch without clusters: the
+	// wgmma GEMM's pairs of blocks (GemmWGCluster).
+	Cluster int64 `json:",omitempty"`
 	// WGMMA: the GEMV's tensor-core path (more than GemvCUDACoreRows rows)
 	// issues wgmma from shared memory (Target.WGMMA), not mma.sync; a
 	// gemm launch takes the wgmma GEMM.
@@ -61,6 +65,9 @@ func (l *Launch) String() string {
 	}
 	if l.PrefixSplits > 0 {
 		s += fmt.Sprintf(" prefix-splits=%d", l.PrefixSplits)
+	}
+	if l.Cluster > 1 {
+		s += fmt.Sprintf(" cluster=%d", l.Cluster)
 	}
 	if l.Dependent {
 		s += " dependent"

@@ -3,21 +3,32 @@
 package runtime
 
 // #include <cuda.h>
-// static CUresult launchDependent(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned block, unsigned shared,
-//                                 CUstream s, unsigned long long* vals, int n) {
+// static CUresult launchEx(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned block, unsigned shared,
+//                          CUstream s, unsigned long long* vals, int n, int dependent, unsigned cluster) {
 //   void* args[64];
 //   if (n > 64) return CUDA_ERROR_INVALID_VALUE;
 //   for (int i = 0; i < n; i++) args[i] = &vals[i];
-//   CUlaunchAttribute attr;
-//   attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-//   attr.value.programmaticStreamSerializationAllowed = 1;
+//   CUlaunchAttribute attrs[2];
+//   unsigned na = 0;
+//   if (dependent) {
+//     attrs[na].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+//     attrs[na].value.programmaticStreamSerializationAllowed = 1;
+//     na++;
+//   }
+//   if (cluster > 1) {
+//     attrs[na].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+//     attrs[na].value.clusterDim.x = cluster;
+//     attrs[na].value.clusterDim.y = 1;
+//     attrs[na].value.clusterDim.z = 1;
+//     na++;
+//   }
 //   CUlaunchConfig cfg = {0};
 //   cfg.gridDimX = gx; cfg.gridDimY = gy; cfg.gridDimZ = gz;
 //   cfg.blockDimX = block; cfg.blockDimY = 1; cfg.blockDimZ = 1;
 //   cfg.sharedMemBytes = shared;
 //   cfg.hStream = s;
-//   cfg.attrs = &attr;
-//   cfg.numAttrs = 1;
+//   cfg.attrs = attrs;
+//   cfg.numAttrs = na;
 //   return cuLaunchKernelEx(&cfg, f, args, 0);
 // }
 import "C"
@@ -33,7 +44,7 @@ import (
 // opting the kernel in to more than 48 KiB when needed. Each argument is a
 // DevicePtr, an int64, an int32 or a float32, passed by value in order.
 func Launch(k *Kernel, grid [3]int64, block int, shared int64, s *Stream, args ...any) error {
-	return launch(k, grid, block, shared, s, false, args)
+	return LaunchWith(k, grid, block, shared, LaunchOpts{}, s, args...)
 }
 
 // LaunchDependent is Launch as a programmatic dependent of the kernel
@@ -41,10 +52,24 @@ func Launch(k *Kernel, grid [3]int64, block int, shared int64, s *Stream, args .
 // kernel finishes. The kernel must wait for it (griddepcontrol.wait, as
 // every generated kernel does) before it touches memory.
 func LaunchDependent(k *Kernel, grid [3]int64, block int, shared int64, s *Stream, args ...any) error {
-	return launch(k, grid, block, shared, s, true, args)
+	return LaunchWith(k, grid, block, shared, LaunchOpts{Dependent: true}, s, args...)
 }
 
-func launch(k *Kernel, grid [3]int64, block int, shared int64, s *Stream, dependent bool, args []any) error {
+// LaunchOpts are a launch's attributes besides its shape.
+type LaunchOpts struct {
+	// Dependent: a programmatic dependent of the kernel before it on the
+	// stream (LaunchDependent).
+	Dependent bool
+	// Cluster is the blocks of a thread-block cluster along x (sm_90),
+	// which grid[0] must be a multiple of; 0 or 1 for none.
+	Cluster int
+}
+
+// LaunchWith is Launch with the attributes of opts.
+func LaunchWith(k *Kernel, grid [3]int64, block int, shared int64, opts LaunchOpts, s *Stream, args ...any) error {
+	if opts.Cluster > 1 && (opts.Cluster > 8 || grid[0]%int64(opts.Cluster) != 0) {
+		return fmt.Errorf("runtime: launch %s: grid (%d,%d,%d) in clusters of %d blocks", k.Name, grid[0], grid[1], grid[2], opts.Cluster)
+	}
 	if grid[0] < 1 || grid[0] > math.MaxInt32 || grid[1] < 1 || grid[1] > 65535 || grid[2] < 1 || grid[2] > 65535 {
 		return fmt.Errorf("runtime: launch %s: grid (%d,%d,%d) out of range", k.Name, grid[0], grid[1], grid[2])
 	}
@@ -76,11 +101,15 @@ func launch(k *Kernel, grid [3]int64, block int, shared int64, s *Stream, depend
 		ptrs[i] = unsafe.Pointer(&vals[i])
 	}
 	var err error
-	if dependent {
+	if opts.Dependent || opts.Cluster > 1 {
 		f := *(*C.CUfunction)(unsafe.Pointer(&k.fn))
-		r := C.launchDependent(f, C.uint(grid[0]), C.uint(grid[1]), C.uint(grid[2]), C.uint(block), C.uint(shared), s.c(),
-			(*C.ulonglong)(unsafe.Pointer(&vals[0])), C.int(len(args)))
-		err = check(r, "launch dependent")
+		dep := C.int(0)
+		if opts.Dependent {
+			dep = 1
+		}
+		r := C.launchEx(f, C.uint(grid[0]), C.uint(grid[1]), C.uint(grid[2]), C.uint(block), C.uint(shared), s.c(),
+			(*C.ulonglong)(unsafe.Pointer(&vals[0])), C.int(len(args)), dep, C.uint(max(opts.Cluster, 1)))
+		err = check(r, "launch with attributes")
 	} else {
 		err = k.fn.Launch(int(grid[0]), int(grid[1]), int(grid[2]), block, 1, 1, int(shared), s.s, ptrs)
 	}

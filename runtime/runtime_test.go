@@ -63,12 +63,13 @@ func bytesOf(f []float32) []byte {
 //
 // The launches are plain, then programmatic dependents of the one before
 // (LaunchDependent: axpy does not trigger its dependent early, so each
-// still starts when the one before ends, and the count must be exact).
+// still starts when the one before ends, and the count must be exact), then
+// dependents in clusters of two blocks (launchPairs).
 func TestCaptureReplay(t *testing.T) {
 	for _, launch := range []struct {
 		name string
 		fn   func(*Kernel, [3]int64, int, int64, *Stream, ...any) error
-	}{{"plain", Launch}, {"dependent", LaunchDependent}} {
+	}{{"plain", Launch}, {"dependent", LaunchDependent}, {"cluster", launchPairs}} {
 		t.Run(launch.name, func(t *testing.T) { captureReplay(t, launch.fn) })
 	}
 }
@@ -94,7 +95,7 @@ func captureReplay(t *testing.T, launch func(*Kernel, [3]int64, int, int64, *Str
 	}
 	g, err := Capture(s, func() error {
 		for range steps {
-			if err := launch(k, [3]int64{(n + 255) / 256, 1, 1}, 256, 0, s, x.Ptr, float32(1), int64(n)); err != nil {
+			if err := launch(k, [3]int64{(n + 511) / 512 * 2, 1, 1}, 256, 0, s, x.Ptr, float32(1), int64(n)); err != nil {
 				return err
 			}
 		}
@@ -180,6 +181,11 @@ func TestLargeShared(t *testing.T) {
 	}
 }
 
+// launchPairs is LaunchDependent in clusters of two blocks.
+func launchPairs(k *Kernel, grid [3]int64, block int, shared int64, s *Stream, args ...any) error {
+	return LaunchWith(k, grid, block, shared, LaunchOpts{Dependent: true, Cluster: 2}, s, args...)
+}
+
 func TestLaunchErrors(t *testing.T) {
 	_, m, s := setup(t)
 	k, err := m.Kernel("axpy")
@@ -199,6 +205,9 @@ func TestLaunchErrors(t *testing.T) {
 		if err := Launch(k, tc.grid, tc.block, 0, s, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("got %v, want an error about %s", err, tc.want)
 		}
+	}
+	if err := launchPairs(k, [3]int64{3, 1, 1}, 256, 0, s); err == nil || !strings.Contains(err.Error(), "clusters of 2") {
+		t.Errorf("got %v, want an error about a grid of 3 in clusters of 2", err)
 	}
 	if _, err := m.Kernel("missing"); err == nil {
 		t.Error("found a kernel that does not exist")

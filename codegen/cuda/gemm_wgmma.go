@@ -15,7 +15,9 @@ import (
 // launch's checks), every thread its share by cp.async elsewhere, and a
 // stage's wgmmas run while the next is waited for and the one after is
 // issued, a block barrier a stage guarding the refills; the tile's sums
-// go through shared memory to the GEMV's tile epilogue. (A producer
+// go through shared memory to the GEMV's tile epilogue. The launch puts
+// the blocks in clusters of two (plan.GemmWGCluster), which the kernel
+// does not read. (A producer
 // warpgroup feeding two consumer warpgroups through mbarriers spilled:
 // with 128 sums a consumer thread, 384 threads leave too few registers.
 // Empty mbarriers in place of the block barrier were slower on the H200:
@@ -34,12 +36,16 @@ const (
 	// waited on its residual's loads (ncu); 32 took it from 478 to 292 µs
 	// on the H200 (bench/results/2026-12-03-h200-gemm-tma).
 	gemmWGEpiBatch = 32
-	// gemmTMAChunkBytes is one 16-byte chunk column of a stage's rows as
-	// the copy engine lays them (row n's chunk at n * 16), and
-	// gemmTMAKStep a k16 slice's step, two chunk columns, in descriptor
-	// units of 16 bytes.
-	gemmTMAChunkBytes = plan.GemmWGRows * 16
-	gemmTMAKStep      = 2 * gemmTMAChunkBytes / 16
+	// gemmTMARowBytes is a row's positions of a stage as the copy engine
+	// lays them: one box of GemmWGK positions by GemmWGRows rows, row n at
+	// n * 64, 64-byte swizzled (16-byte chunk c at chunk c ^ (n / 2 % 4)),
+	// so that every row is read from L2 as whole 32-byte sectors;
+	// gemmTMAAtom is the swizzle's atom, 8 rows (the descriptor's stride),
+	// and gemmTMAKStep a k16 slice's step along a row, in descriptor units
+	// of 16 bytes.
+	gemmTMARowBytes = plan.GemmWGK * 2
+	gemmTMAAtom     = 8 * gemmTMARowBytes
+	gemmTMAKStep    = 32 / 16
 )
 
 // gemmWGLaunch reports whether the kernel's launch is the wgmma GEMM's:
@@ -171,7 +177,7 @@ func (g *gemmModel) emitGemmWGTMAState(w *writer) {
 	w.line("if (tid == 0) for (int i = 0; i < %d; i++) fz_mbar_init(tb + 8 * i, 1);", plan.GemmWGStages)
 	w.line("u32 ph = 0;")
 	w.line("bool tma = false, decided = false;")
-	w.line("const u64 dbt = fz_wg_desc(rb + %d, %d, 128, 0);", gemmWGWeightBytes, gemmTMAChunkBytes)
+	w.line("const u64 dbt = fz_wg_desc(rb + %d, 16, %d, 2);", gemmWGWeightBytes, gemmTMAAtom)
 }
 
 // emitGemmWGTMA writes, inside the item loop, the launch's decision (at its
@@ -186,10 +192,9 @@ func (g *gemmModel) emitGemmWGTMAState(w *writer) {
 // view that permutes rows fails it and keeps the cp.async copies). Warp 0
 // then builds the two maps: the weight's, K rows of its N columns, in
 // boxes of 64 columns by GemmWGK rows landing 128-byte swizzled, as the
-// copies lay them; the left operand's, its rows of kv positions, in boxes
-// of 8 positions by GemmWGRows rows, one 16-byte chunk column of the
-// stage's rows each (gemmTMAChunkBytes apart, the descriptor dbt's
-// leading offset). Positions past kv, rows past the operand and columns
+// copies lay them; the left operand's, its rows of kv positions, in one
+// box of a stage's GemmWGK positions by GemmWGRows rows landing 64-byte
+// swizzled (gemmTMARowBytes). Positions past kv, rows past the operand and columns
 // past N land as zeros; a 64-slot group whose first column is past N
 // (scol -1) is asked for at column N.
 func (g *gemmModel) emitGemmWGTMA(w *writer, batch []ix) error {
@@ -219,7 +224,7 @@ func (g *gemmModel) emitGemmWGTMA(w *writer, batch []ix) error {
 	w.line("tma = __syncthreads_and(ok);")
 	w.open("if (tma && tid < 32) {")
 	w.line("fz_tmap2d_build<3>(tms[0], fz_gemm_tslot(0), wbase, (u32)nw, (u32)kv, (u64)(wrs * 2), 64, %d);", plan.GemmWGK)
-	w.line("fz_tmap2d_build<0>(tms[1], fz_gemm_tslot(1), a0, (u32)kv, (u32)MR_, (u64)(lda * 2), 8, %d);", plan.GemmWGRows)
+	w.line("fz_tmap2d_build<2>(tms[1], fz_gemm_tslot(1), a0, (u32)kv, (u32)MR_, (u64)(lda * 2), %d, %d);", plan.GemmWGK, plan.GemmWGRows)
 	w.line("if (tid == 0) { fz_tmap_acquire(fz_gemm_tslot(0)); fz_tmap_acquire(fz_gemm_tslot(1)); }")
 	w.close()
 	w.close()
@@ -232,7 +237,7 @@ func (g *gemmModel) emitGemmWGTMA(w *writer, batch []ix) error {
 	w.line("const u64* am = fz_gemm_tslot(1);")
 	w.line("fz_mbar_expect(bar, %d);", plan.GemmWGStageBytes)
 	w.line("for (int i = 0; i < %d; i++) fz_tma2d(rb + so + i * %d, wm, gx[i], kb, bar);", groups, plan.GemmWGK*128)
-	w.line("for (int c = 0; c < %d; c++) fz_tma2d(rb + so + %d + c * %d, am, kb + 8 * c, (int)r0, bar);", plan.GemmWGK/8, gemmWGWeightBytes, gemmTMAChunkBytes)
+	w.line("fz_tma2d(rb + so + %d, am, kb, (int)r0, bar);", gemmWGWeightBytes)
 	w.close("};")
 	return nil
 }

@@ -145,6 +145,9 @@ func (l *layer) emitLaunch(g *jen.Group, i int, la launch) {
 	if lp.Dependent {
 		dep = ", dependent"
 	}
+	if lp.Cluster > 1 {
+		dep += fmt.Sprintf(", clusters of %d", lp.Cluster)
+	}
 	g.Comment(fmt.Sprintf("%s: %s grid(%d,%d,%d), block %d%s", la.Entry, lp.Variant, lp.Grid[0], lp.Grid[1], lp.Grid[2], la.Block, dep))
 	call := []jen.Code{
 		jen.Id("l").Dot("kernels").Index(jen.Lit(i)),
@@ -157,7 +160,17 @@ func (l *layer) emitLaunch(g *jen.Group, i int, la launch) {
 		call = append(call, l.argCode(a))
 	}
 	fn := "Launch"
-	if lp.Dependent {
+	switch {
+	case lp.Cluster > 1:
+		// A cluster launch: its attributes go in runtime.LaunchOpts, after
+		// the shared memory.
+		fn = "LaunchWith"
+		opts := []jen.Code{jen.Id("Cluster").Op(":").Lit(int(lp.Cluster))}
+		if lp.Dependent {
+			opts = append([]jen.Code{jen.Id("Dependent").Op(":").True()}, opts...)
+		}
+		call = append(call[:4], append([]jen.Code{jen.Qual(RuntimePath, "LaunchOpts").Values(opts...)}, call[4:]...)...)
+	case lp.Dependent:
 		fn = "LaunchDependent"
 	}
 	g.If(jen.Err().Op(":=").Qual(RuntimePath, fn).Call(call...), jen.Err().Op("!=").Nil()).Block(

@@ -70,6 +70,41 @@ func TestGenerateKernels(t *testing.T) {
 	}
 }
 
+// TestGenerateCluster: a launch in thread-block clusters (the wgmma
+// GEMM's pairs) goes through runtime.LaunchWith with its attributes, the
+// dependence kept.
+func TestGenerateCluster(t *testing.T) {
+	p, dims := planSpec(t, "tiny", false)
+	c := *p
+	c.Kernels = append([]*plan.Kernel(nil), p.Kernels...)
+	for _, i := range []int{0, 2} {
+		k := *c.Kernels[i]
+		l := *k.Launch
+		l.Cluster = 2
+		l.Grid[0] = 4
+		k.Launch = &l
+		c.Kernels[i] = &k
+	}
+	src, err := Generate(&c, dims, nil, "tiny", "kernels.ptx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"runtime.LaunchWith(l.kernels[0], [3]int64{4, 1, 1}, ",
+		"runtime.LaunchOpts{Cluster: 2}, s, ",
+		"runtime.LaunchWith(l.kernels[2], [3]int64{4, 2, 2}, ",
+		"runtime.LaunchOpts{Dependent: true, Cluster: 2}, s, ",
+		"clusters of 2",
+	} {
+		if !strings.Contains(src, want) {
+			t.Errorf("generated code lacks %q", want)
+		}
+	}
+	if _, err := format.Source([]byte(src)); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestGenerateErrors(t *testing.T) {
 	p, dims := planSpec(t, "tiny", false)
 	missingDim := DefaultKernels(p)

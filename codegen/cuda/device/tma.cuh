@@ -1,6 +1,6 @@
 /*
  * The Hopper tensor copy engine's generic pieces (sm_90a), which the decode
- * attention (attention_bulk.cuh) and the wgmma GEMM (gemv_wgmma.cuh) use: the
+ * attention (attention_bulk.cuh) and the wgmma GEMM (gemm_wgmma.cuh) use: the
  * architecture test, tensor maps built on the device, the 2D tile copy and
  * the mbarriers its copies complete on.
  *
@@ -58,8 +58,10 @@ FZ_DEV void fz_tmap_publish(u64* g, const u64* sm) {
 // fz_tmap2d_build builds in sm (16 words, 128-byte aligned) and publishes
 // to slot g the map of a 2D tensor of 16-bit elements at base: d0
 // contiguous elements a row (dim 0), d1 rows s1 bytes apart, boxes of b0 by
-// b1 elements landing in swizzle mode SWZ (0 none, 3 the 128-byte swizzle:
-// 16-byte chunk c of a box row r of 128 bytes lands at chunk c ^ (r % 8)).
+// b1 elements landing in swizzle mode SWZ (0 none, 2 the 64-byte swizzle:
+// chunk c of a box row r of 64 bytes lands at chunk c ^ (r / 2 % 4); 3 the
+// 128-byte swizzle: 16-byte chunk c of a box row r of 128 bytes lands at
+// chunk c ^ (r % 8)).
 // All 32 lanes of one warp call it.
 template <int SWZ> FZ_DEV void fz_tmap2d_build(u64* sm, u64* g, const void* base, u32 d0, u32 d1, u64 s1, u32 b0, u32 b1) {
   ((u32*)sm)[threadIdx.x & 31] = 0u;
