@@ -54,7 +54,7 @@ func launchOf(s *State, k *plan.Kernel) (*plan.Launch, error) {
 	first := k.Nodes[0]
 	switch k.Strategy {
 	case plan.Gemm:
-		return gemmLaunch(s, first, eval), nil
+		return gemmLaunch(s, k, eval), nil
 	case plan.Attention:
 		return attentionLaunch(s, k, eval), nil
 	case plan.Row:
@@ -79,8 +79,12 @@ func launchOf(s *State, k *plan.Kernel) (*plan.Launch, error) {
 }
 
 // gemmLaunch picks the GEMV path (up to plan.GemvMaxRows rows, split-K
-// when the column blocks leave SMs idle) or the tensor-core tiles.
-func gemmLaunch(s *State, mm *ir.Node, eval func(ir.Dim) int64) *plan.Launch {
+// when the column blocks leave SMs idle) or the tensor-core tiles: the
+// wgmma GEMM on a target with wgmma for 16-bit operands that codegen's
+// wgmma GEMM takes (Options.GemmWGMMA), the mma.sync tiles otherwise, a
+// refusal logged.
+func gemmLaunch(s *State, k *plan.Kernel, eval func(ir.Dim) int64) *plan.Launch {
+	mm := k.Nodes[0]
 	a, b, out := mm.Args[0].Type.Shape, mm.Args[1].Type.Shape, mm.Outs[0].Type.Shape
 	m, n, kk := eval(a[len(a)-2]), eval(out[len(out)-1]), eval(a[len(a)-1])
 	// The rows of one GEMM, as the kernel counts them (codegen/cuda's
@@ -103,7 +107,14 @@ func gemmLaunch(s *State, mm *ir.Node, eval func(ir.Dim) int64) *plan.Launch {
 		}
 	}
 	if m > plan.GemvMaxRows {
-		if s.Target.WGMMA && wgmmaOperands(mm) {
+		wg := s.Target.WGMMA && wgmmaOperands(mm)
+		if wg && s.gemmWGMMA != nil {
+			if err := s.gemmWGMMA(s.Plan, k); err != nil {
+				wg = false
+				s.explain(false, "%s on the wgmma GEMM: %v; the mma.sync tiles run it", k.Name, err)
+			}
+		}
+		if wg {
 			// A persistent grid, one block an SM (its ring takes the
 			// shared memory): as many blocks as the mma.sync tiles of the
 			// kernel's fallback path, at most the SMs; with the copy

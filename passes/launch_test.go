@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fuser-dev/fuser/codegen/cuda"
 	"github.com/fuser-dev/fuser/frontend"
 	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/passes"
@@ -261,6 +262,50 @@ func TestGemmWGLaunch(t *testing.T) {
 		}
 		if n != 4 {
 			t.Errorf("%s S=%d: %d GEMM launches, want 4", tt.target.Name, tt.s, n)
+		}
+	}
+}
+
+// TestGemmWGFallbackExplained checks that a GEMM the wgmma GEMM does not
+// take (a [N, K] weight read transposed, as PyTorch's Linear stores it) is
+// planned as the mma.sync tiles when the passes ask codegen
+// (Options.GemmWGMMA), with the reason in the log, and as the wgmma GEMM
+// when they do not ask; a row-major weight takes the wgmma GEMM either way.
+func TestGemmWGFallbackExplained(t *testing.T) {
+	for _, tc := range []struct {
+		w, mm string
+		ask   bool
+		wg    bool
+	}{
+		{"[2048, 1024]", "x @ transpose(w)", true, false},
+		{"[2048, 1024]", "x @ transpose(w)", false, true},
+		{"[1024, 2048]", "x @ w", true, true},
+	} {
+		src := "layer lin\ndim B, S\ninput x : bf16[B, S, 1024]\nparam w : bf16" + tc.w + "\noutput y : bf16[B, S, 2048]\ny = " + tc.mm + "\n"
+		g, err := frontend.Parse("lin.fu", src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt := passes.Options{Dims: map[string]int64{"B": 1, "S": 4096}, Target: plan.H200}
+		if tc.ask {
+			opt.GemmWGMMA = cuda.GemmWGMMA
+		}
+		st, err := passes.Run(g, passes.Fused, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := st.Plan.Kernels[0].Launch
+		if l.WGMMA != tc.wg || (l.Block == 384) == tc.wg || (l.Cluster == 2) != tc.wg {
+			t.Errorf("%s (asked %v): %s, want the wgmma GEMM %v", tc.mm, tc.ask, l, tc.wg)
+		}
+		logged := false
+		for _, d := range st.Log {
+			if d.Pass == "launch" && !d.Fired && strings.Contains(d.Reason, "N axis contiguous") && strings.Contains(d.Reason, "mma.sync tiles") {
+				logged = true
+			}
+		}
+		if logged != (tc.ask && !tc.wg) {
+			t.Errorf("%s (asked %v): the fallback logged %v, log %v", tc.mm, tc.ask, logged, st.Log)
 		}
 	}
 }

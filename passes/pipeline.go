@@ -35,8 +35,9 @@ type Decision struct {
 }
 
 // verbs are the words a pass's decisions print where they are not "fused"
-// and "not fused": the layout pass stores a value permuted or keeps it.
-var verbs = map[string][2]string{"layout": {"stored", "kept"}}
+// and "not fused": the layout pass stores a value permuted or keeps it,
+// the launch pass logs the fallbacks it takes.
+var verbs = map[string][2]string{"layout": {"stored", "kept"}, "launch": {"chose", "fallback"}}
 
 // String prints the decision in columns: the pass, "fused" or "not fused"
 // (the pass's own verbs), the reason.
@@ -62,8 +63,10 @@ type State struct {
 	DecodeSplitKeys int64
 	// SIMTAttention plans every attention kernel on CUDA cores (Options).
 	SIMTAttention bool
-	Log           []Decision
-	pass          string
+	// gemmWGMMA is codegen's answer for its wgmma GEMM (Options).
+	gemmWGMMA func(p *plan.Plan, k *plan.Kernel) error
+	Log       []Decision
+	pass      string
 	// kernelOf assigns nodes to kernels during partitioning.
 	kernelOf map[*ir.Node]*plan.Kernel
 	// apart are the ops (by their first result's reference) kept out of
@@ -131,6 +134,13 @@ type Options struct {
 	// refuses is undone: the plan is made again with the ops the kernel
 	// absorbed kept out of fusion, and --explain says why.
 	Check func(p *plan.Plan, k *plan.Kernel) error
+	// GemmWGMMA, when set, is the code generator's answer whether its
+	// wgmma GEMM takes a gemm kernel of a bound plan
+	// (codegen/cuda.GemmWGMMA): the launch pass plans that GEMM's launch
+	// only for a kernel it takes, and the mma.sync tiles, with why in
+	// --explain, for one it refuses. Unset, it plans the wgmma GEMM for
+	// every 16-bit matmul of more than plan.GemvMaxRows rows.
+	GemmWGMMA func(p *plan.Plan, k *plan.Kernel) error
 }
 
 // Run clones the graph and runs the passes on the clone. With opt.Check
@@ -175,7 +185,7 @@ func run(g *ir.Graph, passes []Pass, opt Options, apart map[string]string) (*Sta
 	if err := opt.Target.Verify(); err != nil {
 		return nil, err
 	}
-	s := &State{Graph: g.Clone(), Dims: opt.Dims, Target: opt.Target, DecodeSplitKeys: opt.DecodeSplitKeys, SIMTAttention: opt.SIMTAttention, kernelOf: map[*ir.Node]*plan.Kernel{}, apart: apart}
+	s := &State{Graph: g.Clone(), Dims: opt.Dims, Target: opt.Target, DecodeSplitKeys: opt.DecodeSplitKeys, SIMTAttention: opt.SIMTAttention, gemmWGMMA: opt.GemmWGMMA, kernelOf: map[*ir.Node]*plan.Kernel{}, apart: apart}
 	for _, p := range passes {
 		if p.Bound && s.Dims == nil {
 			continue

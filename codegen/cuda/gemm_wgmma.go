@@ -1,6 +1,8 @@
 package cuda
 
 import (
+	"fmt"
+
 	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/plan"
 )
@@ -57,22 +59,44 @@ func (g *gemmModel) gemmWGLaunch() bool {
 }
 
 // gemmWGMMA reports whether the kernel takes the wgmma GEMM for more than
-// plan.GemvMaxRows rows: a launch that asks for it, operands the rings
-// copy (ringOperands), neither a cache view, and tiles whose every 8-slot
-// group is 8 contiguous, aligned columns.
+// plan.GemvMaxRows rows: a launch that asks for it, and a matmul it takes
+// (wgmmaRefusal).
 func (g *gemmModel) gemmWGMMA() bool {
-	if !g.gemmWGLaunch() {
-		return false
+	return g.gemmWGLaunch() && g.wgmmaRefusal() == nil
+}
+
+// wgmmaRefusal says why the wgmma GEMM cannot take the matmul, or nil:
+// it takes operands the rings copy (ringOperands), neither a cache view,
+// and tiles whose every 8-slot group is 8 contiguous, aligned columns.
+func (g *gemmModel) wgmmaRefusal() error {
+	if err := g.ringRefusal(); err != nil {
+		return err
 	}
-	if !g.ringOperands() || g.av.cache != nil || g.bv.cache != nil {
-		return false
+	if g.av.cache != nil || g.bv.cache != nil {
+		return fmt.Errorf("an operand is read from a KV cache")
 	}
 	for i := range g.epi.segs {
 		if !g.epi.segs[i].vec8(gemvRowTN) {
-			return false
+			return fmt.Errorf("the result's columns of segment %d are not groups of 8 contiguous, aligned columns", i)
 		}
 	}
-	return true
+	return nil
+}
+
+// GemmWGMMA says why the wgmma GEMM cannot take gemm kernel pk of plan p
+// (whose layouts are assigned), or nil when it can: the launch pass asks
+// before it plans the wgmma GEMM's launch, so that a kernel it would not
+// take is planned, and explained, as the mma.sync tiles.
+func GemmWGMMA(p *plan.Plan, pk *plan.Kernel) error {
+	k, err := newKgen(p, pk, gemmWGThreads)
+	if err != nil {
+		return err
+	}
+	g, err := k.gemmModel()
+	if err != nil {
+		return err
+	}
+	return g.wgmmaRefusal()
 }
 
 // gemmWGTMA reports whether the wgmma GEMM's stages may come through the

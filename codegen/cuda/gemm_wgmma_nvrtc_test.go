@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/fuser-dev/fuser/codegen/nvrtc"
-	"github.com/fuser-dev/fuser/frontend"
-	"github.com/fuser-dev/fuser/passes"
 	"github.com/fuser-dev/fuser/plan"
 )
 
@@ -27,26 +25,11 @@ func TestGemmWGFallbackNVRTC(t *testing.T) {
 		{"[520, 1000]", "x @ transpose(w, [1, 0])", false, false},
 	} {
 		src := "layer mat\ndim B, S\ninput x : bf16[B, S, 1000]\nparam w : bf16" + tc.w + "\noutput y : f32[B, S, 520]\ny = cast(" + tc.mm + ", f32)\n"
-		g, err := frontend.Parse("mat.fu", src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, err := passes.Run(g, passes.Fused, passes.Options{Dims: map[string]int64{"B": 65, "S": 1}, Target: plan.H200})
-		if err != nil {
-			t.Fatal(err)
-		}
-		k := st.Plan.Kernels[0]
+		st, k := planGemm(t, src, map[string]int64{"B": 65, "S": 1})
 		if l := k.Launch; l.Variant != plan.VariantGemm || !l.WGMMA {
 			t.Fatalf("%s: %s is launched %s, want the wgmma GEMM", tc.mm, k.Name, l)
 		}
-		kg, err := newKgen(st.Plan, k, k.Launch.Block)
-		if err != nil {
-			t.Fatal(err)
-		}
-		gm, err := kg.gemmModel()
-		if err != nil {
-			t.Fatal(err)
-		}
+		gm := launchedModel(t, st.Plan, k)
 		if gm.gemmWGMMA() != tc.wg {
 			t.Errorf("%s: the wgmma path %v, want %v", tc.mm, gm.gemmWGMMA(), tc.wg)
 		}

@@ -30,12 +30,22 @@ func (g *gemmModel) gemvMMA() bool {
 }
 
 // ringOperands reports whether the operands are what the tensor-core
-// rings (the GEMV's and the wgmma GEMM's) copy: a row-major bf16 or f16
-// weight and a K-contiguous left operand of the same dtype (copied as it
-// is, not rounded).
-func (g *gemmModel) ringOperands() bool {
-	dt := g.bv.dt
-	return g.bN && !g.bK && g.aK && g.av.dt == dt && (dt == ir.BF16 || dt == ir.F16)
+// rings (the GEMV's and the wgmma GEMM's) copy (ringRefusal).
+func (g *gemmModel) ringOperands() bool { return g.ringRefusal() == nil }
+
+// ringRefusal says why the tensor-core rings cannot copy the operands, or
+// nil: they copy a row-major bf16 or f16 weight and a K-contiguous left
+// operand of the same dtype (as it is, not rounded).
+func (g *gemmModel) ringRefusal() error {
+	switch {
+	case g.av.dt != g.bv.dt || g.bv.dt != ir.BF16 && g.bv.dt != ir.F16:
+		return fmt.Errorf("operands %s and %s: the tensor-core rings take two bf16 or two f16 operands", g.av.dt, g.bv.dt)
+	case !g.bN:
+		return fmt.Errorf("the right operand %s is not read with its N axis contiguous (a [N, K] weight): the rings copy rows of N", plan.Root(g.b).Ref())
+	case !g.aK:
+		return fmt.Errorf("the left operand %s is not read with its K axis contiguous", plan.Root(g.a).Ref())
+	}
+	return nil
 }
 
 // emitGemvMMA writes the tensor-core GEMV tile function for NB n8 tiles of
