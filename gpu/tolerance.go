@@ -52,10 +52,13 @@ import (
 // float64 interpreter without rounding, and against the unfused plan), the
 // per-kernel errors add up over the layer's ~7 to 50 kernels and go through
 // softmax (an error δ in a score is a relative error δ in its
-// probability) and normalisation, so tol = 2^-4 for bf16 and f16 layers,
-// 2^-2 for fp8 and 2^-12 for f32. These are bounds chosen, not measured:
-// the suite logs the worst err/tol of every check, so they can be tightened
-// from a run's log.
+// probability) and normalisation, so tol = 16·u: 2^-4 for bf16 layers,
+// 2^-7 for f16 and 2^-12 for f32; fp8 takes 2^-2, not 16·u = 1. The suite
+// logs the worst err/tol of every check; over the 4,859 checks of
+// bench/results/2026-12-04-h200-gemm-cluster/final the worst layers were
+// 0.43 of tol in bf16 (gemma2_softcap), 0.31 in fp8 (ops_fp8e4m3) and 0.13
+// in f16 (gpt2, measured against bf16's 2^-4 as 0.017: f16 took bf16's
+// bound until then).
 const (
 	uBF16 = 0x1p-8
 	uF16  = 0x1p-11
@@ -128,8 +131,10 @@ func LayerToleranceOf(v *ir.Value) float64 {
 // LayerTolerance is tol for a whole-layer output of dtype dt.
 func LayerTolerance(dt ir.DType) float64 {
 	switch dt {
-	case ir.BF16, ir.F16:
+	case ir.BF16:
 		return 0x1p-4
+	case ir.F16:
+		return 0x1p-7
 	case ir.FP8E4M3:
 		return 0x1p-2
 	case ir.F32:
