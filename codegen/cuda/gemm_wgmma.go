@@ -218,13 +218,14 @@ func (g *gemmModel) emitGemmWGTMAState(w *writer) {
 // boxes of 64 columns by GemmWGK rows landing 128-byte swizzled, as the
 // copies lay them; the left operand's, its rows of kv positions, in one
 // box of a stage's GemmWGK positions by GemmWGRows rows landing 64-byte
-// swizzled (gemmTMARowBytes). Positions past kv, rows past the operand and columns
-// past N land as zeros; a 64-slot group whose first column is past N
-// (scol -1) is asked for at column N.
+// swizzled (gemmTMARowBytes). Positions past kv, rows past the operand
+// and columns past N land as zeros; a 64-slot group whose first column is
+// past N (scol -1) is asked for at column N. The weight's row stride is
+// the cp.async issue's wrs (emitGemmWGIssue: gemmWGTMA implies a simple K
+// axis), and the maps' slots are read once an item.
 func (g *gemmModel) emitGemmWGTMA(w *writer, batch []ix) error {
 	k := g.k
 	bs := shapeOf(g.b)
-	kstride, _ := g.bv.simpleAxis(len(bs) - 2)
 	wa, err := k.addr(g.b, g.operandIndex(g.b, batch, [2]ix{ixc(0), ixc(0)}))
 	if err != nil {
 		return err
@@ -241,7 +242,7 @@ func (g *gemmModel) emitGemmWGTMA(w *writer, batch []ix) error {
 	w.close("};")
 	w.line("const u16* wbase = (const u16*)(%s);", wa)
 	w.line("const u16* a0 = arow(0);")
-	w.line("const i64 wrs = %s, lda = arow(1) - a0, lim = 0x7fffffff;", ixp(kstride))
+	w.line("const i64 lda = arow(1) - a0, lim = 0x7fffffff;")
 	w.line("bool ok = fz_gemm_tslot(0) != 0 && fz_aligned(wbase, 16) && fz_aligned(a0, 16) && wrs > 0 && wrs %% 8 == 0 && lda > 0 && lda %% 8 == 0;")
 	w.line("ok = ok && kv <= lim && nw <= lim && MR_ <= lim;")
 	w.line("for (i64 i = tid; ok && i < MR_; i += blockDim.x) ok = arow(i) == a0 + i * lda;")
@@ -255,10 +256,10 @@ func (g *gemmModel) emitGemmWGTMA(w *writer, batch []ix) error {
 	groups := gemvRowTN / 64
 	w.line("int gx[%d];", groups)
 	w.line("for (int i = 0; i < %d; i++) gx[i] = scol[64 * i] >= 0 ? (int)scol[64 * i] : (int)nw;", groups)
-	w.open("auto issueT = [&](i64 st, u32 so, u32 bar) {")
-	w.line("const int kb = (int)(st * %d);", plan.GemmWGK)
 	w.line("const u64* wm = fz_gemm_tslot(0);")
 	w.line("const u64* am = fz_gemm_tslot(1);")
+	w.open("auto issueT = [&](i64 st, u32 so, u32 bar) {")
+	w.line("const int kb = (int)(st * %d);", plan.GemmWGK)
 	w.line("fz_mbar_expect(bar, %d);", plan.GemmWGStageBytes)
 	w.line("for (int i = 0; i < %d; i++) fz_tma2d(rb + so + i * %d, wm, gx[i], kb, bar);", groups, plan.GemmWGK*128)
 	w.line("fz_tma2d(rb + so + %d, am, kb, (int)r0, bar);", gemmWGWeightBytes)
