@@ -221,9 +221,9 @@ func TestGemvTensorCoreLaunch(t *testing.T) {
 // TestGemmWGLaunch checks the GEMM launches of the Llama-3-8B prefill
 // layer: on the H200 the wgmma GEMM (256 threads, a persistent grid of at
 // most one block an SM and as many as its 128x256 tiles, in clusters of
-// two, so an even count of them; eight stages of 32 positions of a 256-column weight tile and 128
-// rows in dynamic shared memory, aligned to 1024 bytes), on the A100 the
-// mma.sync tiles.
+// two, so an even count of them; eight stages of 32 positions of a
+// 256-column weight tile and 128 rows in dynamic shared memory, aligned to
+// 1024 bytes), on the A100 the mma.sync tiles.
 func TestGemmWGLaunch(t *testing.T) {
 	g := load(t, "llama3_8b")
 	for _, tt := range []struct {
