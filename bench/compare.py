@@ -5,7 +5,8 @@ Usage on the GPU machine (no Go there):
     python3 bench/compare.py --ours RESULTS/fuser_bench.json --out RESULTS [--prefill 4096,512]
 Measures the anchors (PyTorch eager, eager + CUDA graph, torch.compile of the
 Llama-3-8B layer at decode and, with --prefill, at prefill, with the layer's
-GEMMs through cuBLAS; SDPA flash and cuDNN for decode attention; copy
+GEMMs through cuBLAS; SDPA flash and cuDNN for decode attention and, with
+--prefill-attention, for causal prefill attention; copy
 bandwidth and GEMM ceilings), reads fuser's own measurements from --ours when
 given, and writes anchors.json, compare.json (ratios; ours beside the prefill
 anchors under prefill) and compare.png (when matplotlib is there).
@@ -80,6 +81,54 @@ def decode_attention(shapes):
         out[f"B{b}_L{l}"] = row
         del q, ks, vs
     return out
+
+
+def causal_flops(b, n, h=32, dh=128):
+    """The FLOPs of causal attention over n queries and n keys: query i
+    sees i + 1 keys, 4·dh FLOPs a (query, key) pair a head (QKᵀ and PV)."""
+    return 4 * dh * h * b * n * (n + 1) // 2
+
+
+def prefill_attention(shapes):
+    """SDPA flash and cuDNN causal attention on our prefill shapes (32 query
+    heads over 8 kv heads of 128, bf16, no cache), timed as fuser bench times
+    ours; TFLOPs = causal_flops / median time."""
+    out = {}
+    for (b, n) in shapes:
+        q = torch.randn(b, 32, n, 128, device=DEV, dtype=torch.bfloat16)
+        k = torch.randn(b, 8, n, 128, device=DEV, dtype=torch.bfloat16)
+        v = torch.randn_like(k)
+        row = {"flops": causal_flops(b, n)}
+        for name, be in [("flash", SDPBackend.FLASH_ATTENTION), ("cudnn", SDPBackend.CUDNN_ATTENTION)]:
+            try:
+                with sdpa_kernel(be):
+                    us = launch_median_us(lambda r: F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True), reps=20)
+                row[name] = {"us": round(us, 2), "TFLOPs": round(row["flops"] / us / 1e6, 1)}
+            except Exception as e:  # a backend may refuse a shape
+                row[name] = "err: " + str(e)[:80]
+        out[f"B{b}_N{n}"] = row
+        del q, k, v
+    return out
+
+
+def prefill_attention_table(anchors, ours):
+    """Prefill attention side by side: ours (fuser bench's prefill_attention
+    rows) against SDPA flash and cuDNN, TFLOP/s and their time / ours."""
+    lines, table = [], {}
+    for key, a in anchors.get("prefill_attention", {}).items():
+        mine = ours.get("prefill_attention", {}).get(key, {})
+        parts = [key]
+        if mine.get("us"):
+            parts.append(f"ours {mine['us']:.1f} us {a['flops'] / mine['us'] / 1e6:.0f} TFLOP/s")
+            table[f"prefill attention {key} ours TFLOPs"] = round(a["flops"] / mine["us"] / 1e6, 1)
+        for name in ("flash", "cudnn"):
+            x = a.get(name)
+            if isinstance(x, dict):
+                parts.append(f"{name} {x['us']:.1f} us {x['TFLOPs']:.0f} TFLOP/s")
+                if mine.get("us"):
+                    table[f"prefill attention {key} speedup vs {name}"] = round(x["us"] / mine["us"], 3)
+        lines.append("  ".join(parts))
+    return lines, table
 
 
 class Llama(torch.nn.Module):
@@ -545,6 +594,7 @@ def main():
     ap.add_argument("--batches", default="1,16,64", help="Llama-3-8B decode batches to anchor")
     ap.add_argument("--compile-modes", default=",".join(COMPILE_MODES), help="torch.compile modes to anchor (comma-separated; empty: none)")
     ap.add_argument("--prefill-only", action="store_true", help="the --prefill anchors and the ceilings only (no decode attention, no decode layer)")
+    ap.add_argument("--prefill-attention", default="", help="causal prefill attention shapes BxN to anchor (SDPA flash, cuDNN), e.g. 1x16384,2x4096,8x1024 (default none)")
     ap.add_argument("--prefill", default="", help="Llama-3-8B prefill token counts to anchor, batch 1, no cache: the layer and its GEMMs through cuBLAS (comma-separated, e.g. 4096,512; default none)")
     args = ap.parse_args()
     torch.manual_seed(0)
@@ -565,6 +615,9 @@ def main():
     if prefill and not args.attention_only:
         anchors["llama_prefill"] = llama_prefill(prefill, modes)
         anchors["prefill_gemms"] = prefill_gemms(prefill)
+    pa = [tuple(int(x) for x in sh.split("x")) for sh in args.prefill_attention.split(",") if sh]
+    if pa:
+        anchors["prefill_attention"] = prefill_attention(pa)
     os.makedirs(args.out, exist_ok=True)
     json.dump(anchors, open(os.path.join(args.out, "anchors.json"), "w"), indent=1)
     ours = json.load(open(args.ours)) if args.ours and os.path.exists(args.ours) else {}
@@ -572,10 +625,13 @@ def main():
         if os.path.exists(f):
             more = json.load(open(f))
             ours.setdefault("decode_attention", {}).update(more.get("decode_attention", {}))
+            ours.setdefault("prefill_attention", {}).update(more.get("prefill_attention", {}))
             ours.setdefault("targets", []).extend(more.get("targets", []))
     table = ratios(anchors, ours)
     att_lines, att_table = decode_attention_table(anchors, ours)
     table.update(att_table)
+    pa_lines, pa_table = prefill_attention_table(anchors, ours)
+    table.update(pa_table)
     pre_lines, pre_table = prefill_table(anchors, ours)
     result = {"anchors": anchors, "ours": ours, "ratios": table}
     if pre_table:
@@ -589,6 +645,10 @@ def main():
     print("\ndecode attention (TB/s = K+V bytes / median time; speedup = their time / ours)")
     for line in att_lines:
         print(line)
+    if pa_lines:
+        print("\nprefill attention, causal, 32 q-heads / 8 kv-heads, d=128, bf16 (TFLOP/s = causal FLOPs / median time)")
+        for line in pa_lines:
+            print(line)
     if pre_lines:
         print("\nprefill, Llama-3-8B layer and its GEMMs")
         for line in pre_lines:

@@ -229,13 +229,40 @@ func decCases(r func(lo, hi int64) int64) []struct {
 	return out
 }
 
+// prefillCases are the attention layers of DecLayer at prefill: query
+// counts no 128-row block divides, from one block to several (a causal
+// diagonal crossing blocks, the last block first), keys no 64- or 128-key
+// step divides, head dims 64, 128 and 256, softcap, a window that starts
+// past the first keys, ragged and paged caches and a cascade's prefix
+// (the wgmma prefill on sm_90a, fz_att_prefill_wg).
+func prefillCases(r func(lo, hi int64) int64) []struct {
+	variant string
+	dims    map[string]int64
+} {
+	type dc = struct {
+		variant string
+		dims    map[string]int64
+	}
+	return []dc{
+		{"c128", map[string]int64{"B": 1, "S": 1000, "T": 0}},
+		{"c128", map[string]int64{"B": 2, "S": r(129, 400), "T": r(1, 300)}},
+		{"c64", map[string]int64{"B": 2, "S": r(200, 700), "T": r(0, 300)}},
+		{"sc256", map[string]int64{"B": 1, "S": r(300, 600), "T": r(1, 200)}},
+		{"win128", map[string]int64{"B": 1, "S": r(1500, 2500), "T": 0}},
+		{"ragged128", map[string]int64{"B": 3, "S": r(100, 300), "T": r(200, 600)}},
+		{"cascade128", map[string]int64{"B": 2, "S": r(100, 300), "T": r(50, 200), "L": r(100, 500)}},
+		{"paged16", map[string]int64{"B": 2, "S": r(100, 300), "T": r(100, 400)}},
+	}
+}
+
 // Cases are the suite's cases, drawn from seed: for every embedded spec,
 // shrunk, a decode step over a one-token cache (T=1), a decode step over a
 // long cache (T in 1500..3000), a prefill of an odd number of tokens (B·S >
 // 16, so the matmuls take the tensor-core GEMM path, M, N and T no tile
 // multiples) and a step of a few tokens over a mid-size cache; the
 // attention layers (contiguous, window, softcap, paged, ragged, cascade)
-// at the first three; and the full-size Llama-3-8B layer at a decode step
+// at the first three; the decode attention layers at decode and at
+// prefill (prefillCases); and the full-size Llama-3-8B layer at a decode step
 // (GEMV) and a short prefill (GEMM). Paged and ragged caches get a random
 // length per sequence (interp.RandomInputs), so batches are ragged.
 func Cases(seed int64) []Case {
@@ -289,6 +316,13 @@ func Cases(seed int64) []Case {
 			panic(err)
 		}
 		add("dec_"+dc.variant, false, "decode attention", dc.dims, g)
+	}
+	for _, dc := range prefillCases(r) {
+		g, err := DecLayer(dc.variant)
+		if err != nil {
+			panic(err)
+		}
+		add("dec_"+dc.variant, false, "prefill attention", dc.dims, g)
 	}
 	for _, mc := range matCases() {
 		g, err := MatLayer(mc.variant)

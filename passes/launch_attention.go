@@ -33,7 +33,9 @@ func wideStages(t plan.Target, dh int64) int64 {
 
 // attentionLaunch picks decode (split-KV) or prefill (tiled) for the bound
 // query length, on tensor cores when codegen's FlashAttention takes the
-// node and on CUDA cores otherwise: that fallback is logged.
+// node and on CUDA cores otherwise: that fallback is logged. A tensor-core
+// prefill issues wgmma where the target has it and the head dim is whole
+// 128-byte lines (plan.PrefillWG), mma.sync otherwise.
 func attentionLaunch(s *State, k *plan.Kernel, eval func(ir.Dim) int64) *plan.Launch {
 	n := k.Nodes[0]
 	flash := !s.SIMTAttention
@@ -51,6 +53,11 @@ func attentionLaunch(s *State, k *plan.Kernel, eval func(ir.Dim) int64) *plan.La
 	v := plan.VariantPrefill
 	if !flash {
 		v = plan.VariantPrefillSIMT
+	}
+	if flash {
+		if bc, stages, smem, ok := plan.PrefillWG(s.Target, eval(q[3])); ok {
+			return &plan.Launch{Variant: v, Grid: [3]int64{ceilDiv(sq, plan.PrefillWGRows), h, b}, Block: plan.PrefillWGThreads, SharedBytes: smem, Launches: 1, Splits: 1, Tile: [2]int64{plan.PrefillWGRows, bc}, Stages: stages, WGMMA: true}
+		}
 	}
 	return &plan.Launch{Variant: v, Grid: [3]int64{ceilDiv(sq, prefillBr), h, b}, Block: prefillBlock, Launches: 1, Splits: 1, Tile: [2]int64{prefillBr, prefillBc}}
 }

@@ -53,6 +53,31 @@ func TestTargetSizesDecode(t *testing.T) {
 	}
 }
 
+// TestTargetSizesPrefill checks that a tensor-core prefill issues wgmma on
+// the H200 (its ring from plan.PrefillWG: 128-key steps at head dim 128,
+// 32-key steps at 256, 3 stages each) and mma.sync on the A100 (its
+// static 128×64 tiles), at grids of 128-row query blocks, heads and
+// sequences.
+func TestTargetSizesPrefill(t *testing.T) {
+	dims := map[string]int64{"B": 2, "S": 300, "T": 0}
+	for _, tt := range []struct {
+		spec   string
+		target plan.Target
+		want   plan.Launch
+	}{
+		{specs.Default, plan.H200, plan.Launch{Grid: [3]int64{3, 32, 2}, Block: 256, SharedBytes: 230400, Tile: [2]int64{128, 128}, Stages: 3, WGMMA: true}},
+		{"gemma2_softcap", plan.H200, plan.Launch{Grid: [3]int64{3, 16, 2}, Block: 256, SharedBytes: 164864, Tile: [2]int64{128, 32}, Stages: 3, WGMMA: true}},
+		{specs.Default, plan.A100, plan.Launch{Grid: [3]int64{3, 32, 2}, Block: 256, Tile: [2]int64{128, 64}}},
+	} {
+		l, _ := attentionLaunch(t, load(t, tt.spec), passes.Options{Dims: dims, Target: tt.target})
+		w := tt.want
+		if l.Variant != plan.VariantPrefill || l.Grid != w.Grid || l.Block != w.Block || l.SharedBytes != w.SharedBytes || l.Tile != w.Tile || l.Stages != w.Stages || l.WGMMA != w.WGMMA {
+			t.Errorf("%s on %s: %s, tile %v, %d stages in %d bytes; want grid %v x%d, tile %v, %d stages in %d bytes, wgmma %t",
+				tt.spec, tt.target.Name, l, l.Tile, l.Stages, l.SharedBytes, w.Grid, w.Block, w.Tile, w.Stages, w.SharedBytes, w.WGMMA)
+		}
+	}
+}
+
 // TestCUDACoreFallbackExplained checks that attention the tensor-core
 // kernels cannot take (f32) is planned on CUDA cores, with the variant
 // saying so, a partial per split in the workspace, and the reason in the

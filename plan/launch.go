@@ -33,8 +33,9 @@ type Launch struct {
 	// GEMM (rows × column slots for a GEMV).
 	Tile [2]int64
 	// Stages is the shared-memory ring depth of tensor-core decode
-	// attention (DecodeStages of SharedBytes) and of the wgmma GEMM
-	// (GemmWGStages), 0 for other variants.
+	// attention (DecodeStages of SharedBytes), of the wgmma prefill
+	// attention (PrefillWG) and of the wgmma GEMM (GemmWGStages), 0 for
+	// other variants.
 	Stages int64 `json:",omitempty"`
 	// WorkspaceFloats is the f32 scratch the kernel's partials take at this
 	// launch: a GEMV's split-K sums, which its body declares, or the
@@ -50,7 +51,8 @@ type Launch struct {
 	Cluster int64 `json:",omitempty"`
 	// WGMMA: the GEMV's tensor-core path (more than GemvCUDACoreRows rows)
 	// issues wgmma from shared memory (Target.WGMMA), not mma.sync; a
-	// gemm launch takes the wgmma GEMM.
+	// gemm launch takes the wgmma GEMM, a prefill launch the wgmma
+	// attention (PrefillWG).
 	WGMMA bool `json:",omitempty"`
 }
 

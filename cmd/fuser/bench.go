@@ -43,6 +43,9 @@ type benchOutput struct {
 	LlamaDecode map[string]map[string]any `json:"llama_decode,omitempty"`
 	// DecodeAttention is keyed B<b>_L<t>: the fused plan's attention kernel.
 	DecodeAttention map[string]map[string]any `json:"decode_attention,omitempty"`
+	// PrefillAttention is keyed B<b>_N<s> (bench/specs/decode_attention.fu
+	// with no cache, T=0): the fused plan's attention kernel.
+	PrefillAttention map[string]map[string]any `json:"prefill_attention,omitempty"`
 }
 
 type benchTarget struct {
@@ -267,16 +270,23 @@ func (o *benchOutput) addCompareRows(t benchTarget) {
 		}
 		o.LlamaDecode[key] = row
 	}
+	rows := o.DecodeAttention
 	akey, ok := compareKey(t)
 	if !ok {
-		return
+		if akey, ok = prefillKey(t); !ok {
+			return
+		}
+		if o.PrefillAttention == nil {
+			o.PrefillAttention = map[string]map[string]any{}
+		}
+		rows = o.PrefillAttention
 	}
 	for _, k := range t.Fused.Kernels {
 		if k.Strategy != "attention" {
 			continue
 		}
 		if k.Skipped != "" {
-			o.DecodeAttention[akey] = map[string]any{"skipped": k.Skipped}
+			rows[akey] = map[string]any{"skipped": k.Skipped}
 			continue
 		}
 		row := map[string]any{"us": k.MedianUs, "min_us": k.MinUs, "model_TBps": k.TBps, "grid": k.Grid, "launches": k.Launches}
@@ -284,8 +294,18 @@ func (o *benchOutput) addCompareRows(t benchTarget) {
 			row["kv_bytes"] = t.KVBytes
 			row["TBps"] = round3(float64(t.KVBytes) / k.MedianUs / 1e6)
 		}
-		o.DecodeAttention[akey] = row
+		rows[akey] = row
 	}
+}
+
+// prefillKey names a prefill attention row of bench/compare.py, B<b>_N<s>:
+// the contiguous decode_attention spec with no cache (T=0) and S > 1.
+func prefillKey(t benchTarget) (string, bool) {
+	d := t.Dims
+	if t.Spec != "decode_attention" || d["T"] != 0 || d["S"] <= 1 {
+		return "", false
+	}
+	return fmt.Sprintf("B%d_N%d", d["B"], d["S"]), true
 }
 
 func round3(x float64) float64 {

@@ -121,6 +121,21 @@ func (m *flashModel) prefillWPR() int64 {
 	return 1
 }
 
+// prefillWG checks a wgmma prefill launch against the ring of
+// plan.PrefillWGBytes and returns its keys a step and stages.
+func (m *flashModel) prefillWG(l *plan.Launch) (bc, stages int64, err error) {
+	if !plan.PrefillWGHeadDim(m.dh) {
+		return 0, 0, fmt.Errorf("attention kernel %s: the wgmma prefill takes head dims of 64, 128 or 256, not %d", m.k.pk.Name, m.dh)
+	}
+	bc = plan.PrefillWGKeys(m.dh)
+	if l.Block != plan.PrefillWGThreads || l.Tile != [2]int64{plan.PrefillWGRows, bc} || l.Stages < 2 || l.SharedBytes < plan.PrefillWGBytes(m.dh, l.Stages) {
+		st := max(l.Stages, 2)
+		return 0, 0, fmt.Errorf("attention kernel %s: a wgmma prefill launch of %d threads, tile %v, %d stages in %d bytes of shared memory: want %d threads, tile [%d %d], 2 stages or more, and %d bytes for %d stages",
+			m.k.pk.Name, l.Block, l.Tile, l.Stages, l.SharedBytes, plan.PrefillWGThreads, plan.PrefillWGRows, bc, plan.PrefillWGBytes(m.dh, st), st)
+	}
+	return bc, l.Stages, nil
+}
+
 // prefixSuffix names a cascade decode kernel's prefix pass entry, launched
 // before the kernel's decode entry.
 const prefixSuffix = "_prefix"
@@ -230,7 +245,14 @@ func (m *flashModel) emitContext(w *writer, chunk, nps int64) error {
 	if err != nil {
 		return err
 	}
-	w.line("// The base of the decode's tensor map: the lower of the own keys' and values' buffers.")
+	seq, err := m.keySequence()
+	if err != nil {
+		return err
+	}
+	w.line("// Whether every key's K and V rows lie DH elements after the key before's")
+	w.line("// (one source, unpaged): the wgmma prefill's tensor maps.")
+	w.line("static constexpr bool KSEQ = %t;", seq)
+	w.line("// The base of the tensor maps: the lower of the own keys' and values' buffers.")
 	if bk == bv {
 		w.line("%s const u16* tbase() const { return (const u16*)%s; }", flashMember, bk)
 	} else {
@@ -260,6 +282,27 @@ func (m *flashModel) emitContext(w *writer, chunk, nps int64) error {
 	m.emitModifiers(w)
 	w.close("};")
 	return nil
+}
+
+// keySequence reports whether the kernel's keys have one source whose K
+// and V rows are each a row of the head dim, key after key: the token axis
+// one digit of stride Dh and the head dim contiguous, not through a paged
+// or ragged cache.
+func (m *flashModel) keySequence() (bool, error) {
+	if len(m.srcs) != 1 {
+		return false, nil
+	}
+	for _, v := range []*ir.Value{m.srcs[0].k, m.srcs[0].v} {
+		w, err := m.k.viewOf(v)
+		if err != nil {
+			return false, err
+		}
+		st, ok := w.simpleAxis(2)
+		if !ok || !st.isConst(m.dh) || !w.contig(3) {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // emitRows writes the context's K and V rows: row, and its two halves
@@ -476,6 +519,14 @@ func (k *kgen) flashAttentionKernel() (*generated, error) {
 	wait := "  fz_grid_sync();\n"
 	dec := ctx + fmt.Sprintf("  fz_att_decode<%d, %d, %d, %d, %d, %t>(c, %s);\n", m.dh, m.dp, k.nt, stages, chunk, m.bf, ws)
 	pre := ctx + wait + fmt.Sprintf("  fz_att_prefill<%d, %d, %d, %d, %d, %t>(c);\n", m.dh, m.dp, m.prefillBC(), k.nt, m.prefillWPR(), m.bf)
+	if l != nil && l.Variant == plan.VariantPrefill && l.WGMMA {
+		bc, stages, err := m.prefillWG(l)
+		if err != nil {
+			return nil, err
+		}
+		libs = append(libs, libGemvWGMMA, libAttentionWG)
+		pre = ctx + wait + fmt.Sprintf("  fz_att_prefill_wg<%d, %d, %d, %t>(c);\n", m.dh, bc, stages, m.bf)
+	}
 	// The decode variant's entries, launched in order on the same grid: a
 	// shared prefix's pass, then the decode kernel.
 	decEntries := func(suffix string) []entry {

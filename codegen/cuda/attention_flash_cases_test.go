@@ -135,9 +135,15 @@ func flashDimString(d map[string]int64) string {
 }
 
 // planFlash plans g fused at dims (completed as the interpreter derives
-// them) and returns the plan restricted to its attention kernels (none
-// when the layer has none).
+// them) for the H200 and returns the plan restricted to its attention
+// kernels (none when the layer has none).
 func planFlash(t testing.TB, g *ir.Graph, dims map[string]int64) (map[string]int64, *plan.Plan, *plan.Plan) {
+	t.Helper()
+	return planFlashFor(t, g, dims, plan.H200)
+}
+
+// planFlashFor is planFlash for target tg.
+func planFlashFor(t testing.TB, g *ir.Graph, dims map[string]int64, tg plan.Target) (map[string]int64, *plan.Plan, *plan.Plan) {
 	t.Helper()
 	d := map[string]int64{}
 	for _, name := range g.Dims {
@@ -149,7 +155,7 @@ func planFlash(t testing.TB, g *ir.Graph, dims map[string]int64) (map[string]int
 	if err != nil {
 		t.Fatalf("%s %s: %v", g.Name, flashDimString(d), err)
 	}
-	st, err := passes.Run(g, passes.Fused, passes.Options{Dims: full})
+	st, err := passes.Run(g, passes.Fused, passes.Options{Dims: full, Target: tg})
 	if err != nil {
 		t.Fatalf("%s %s: %v", g.Name, flashDimString(full), err)
 	}

@@ -10,31 +10,36 @@ import (
 	"testing"
 
 	"github.com/fuser-dev/fuser/codegen/nvrtc"
+	"github.com/fuser-dev/fuser/plan"
 )
 
 // TestFlashNVRTC compiles the attention kernels of every shipped spec and
-// every test variant, at every binding, for sm_90a and sm_80, and fails on
-// a compile error or a register spill. -v lists the registers of every
-// entry (the most over the bindings).
+// every test variant, at every binding, for sm_90a (planned for the H200)
+// and sm_80 (planned again for the A100: no wgmma), and fails on a compile
+// error or a register spill. -v lists the registers of every entry (the
+// most over the bindings).
 func TestFlashNVRTC(t *testing.T) {
 	type module struct {
-		name, src string
+		name, src, arch string
 		// role names each entry: decode, merge, prefix or prefill.
 		role map[string]string
 	}
 	var mods []module
 	seen := map[[32]byte]bool{}
-	add := func(cs []flashCase) {
+	add := func(cs []flashCase, arch string) {
 		for _, c := range cs {
 			if len(c.plan.Kernels) == 0 {
 				continue
+			}
+			if arch == plan.A100.Arch {
+				_, c.plan, _ = planFlashFor(t, c.graph, c.dims, plan.A100)
 			}
 			m, err := Generate(c.plan)
 			if err != nil {
 				t.Errorf("%s: %v", c.name, err)
 				continue
 			}
-			sum := sha256.Sum256([]byte(m.Source))
+			sum := sha256.Sum256([]byte(arch + "\x00" + m.Source))
 			if !seen[sum] {
 				seen[sum] = true
 				role := map[string]string{}
@@ -52,42 +57,43 @@ func TestFlashNVRTC(t *testing.T) {
 						}
 					}
 				}
-				mods = append(mods, module{c.name, m.Source, role})
+				mods = append(mods, module{c.name, m.Source, arch, role})
 			}
 		}
 	}
-	add(specFlashCases(t))
-	add(flashCases(t))
+	for _, arch := range []string{plan.H200.Arch, plan.A100.Arch} {
+		add(specFlashCases(t), arch)
+		add(flashCases(t), arch)
+	}
 	var mu sync.Mutex
 	regs := map[string]int{}
 	sem := make(chan struct{}, 8)
 	var wg sync.WaitGroup
 	for _, md := range mods {
-		for _, arch := range []string{"sm_90a", "sm_80"} {
-			wg.Add(1)
-			sem <- struct{}{}
-			go func(md module, arch string) {
-				defer wg.Done()
-				defer func() { <-sem }()
-				res, err := nvrtc.Compile(md.src, "attention.cu", arch)
-				if err != nil {
-					t.Errorf("%s %s: %v", md.name, arch, err)
-					return
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(md module) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			arch := md.arch
+			res, err := nvrtc.Compile(md.src, "attention.cu", arch)
+			if err != nil {
+				t.Errorf("%s %s: %v", md.name, arch, err)
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(res.Kernels) == 0 {
+				t.Errorf("%s %s: no ptxas report", md.name, arch)
+			}
+			for _, r := range res.Kernels {
+				if r.Spills() {
+					t.Errorf("%s %s: %s spills (%d bytes stores, %d bytes loads, %d registers)", md.name, arch, r.Name, r.SpillStores, r.SpillLoads, r.Registers)
 				}
-				mu.Lock()
-				defer mu.Unlock()
-				if len(res.Kernels) == 0 {
-					t.Errorf("%s %s: no ptxas report", md.name, arch)
-				}
-				for _, r := range res.Kernels {
-					if r.Spills() {
-						t.Errorf("%s %s: %s spills (%d bytes stores, %d bytes loads, %d registers)", md.name, arch, r.Name, r.SpillStores, r.SpillLoads, r.Registers)
-					}
-					key := arch + " " + strings.SplitN(md.name, "/", 2)[0] + " " + md.role[r.Name]
-					regs[key] = max(regs[key], r.Registers)
-				}
-			}(md, arch)
-		}
+				key := arch + " " + strings.SplitN(md.name, "/", 2)[0] + " " + md.role[r.Name]
+				regs[key] = max(regs[key], r.Registers)
+			}
+		}(md)
 	}
 	wg.Wait()
 	if testing.Verbose() {

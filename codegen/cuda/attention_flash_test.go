@@ -202,3 +202,74 @@ func TestFlashTensorMapBase(t *testing.T) {
 		}
 	}
 }
+
+// TestFlashPrefillWG checks that a prefill launch that says wgmma
+// instantiates fz_att_prefill_wg with the launch's keys a step and stages
+// (head dims 64, 128 and 256 of the variants, at a 300-token prefill), and
+// that a launch disagreeing with plan.PrefillWGBytes or a head dim the
+// template does not take is refused with a reason.
+func TestFlashPrefillWG(t *testing.T) {
+	for _, tc := range []struct {
+		v    flashVariant
+		want string
+	}{
+		{flashVariant{name: "wg64", dtype: "f16", h: 4, g: 4, dh: 64, layout: "contiguous", causal: true}, "fz_att_prefill_wg<64, 128, 3, false>(c);"},
+		{flashVariant{name: "wg128", dtype: "bf16", h: 8, g: 2, dh: 128, layout: "paged", page: 16, causal: true}, "fz_att_prefill_wg<128, 128, 3, true>(c);"},
+		{flashVariant{name: "wg256", dtype: "bf16", h: 4, g: 2, dh: 256, layout: "contiguous", causal: true, softcap: 30}, "fz_att_prefill_wg<256, 32, 3, true>(c);"},
+	} {
+		g, err := frontend.Parse(tc.v.name+".fu", tc.v.spec())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, p, _ := planFlash(t, g, map[string]int64{"B": 2, "S": 300, "T": 8})
+		if len(p.Kernels) != 1 || !p.Kernels[0].Launch.WGMMA {
+			t.Fatalf("%s: want one attention kernel on wgmma, have %d", tc.v.name, len(p.Kernels))
+		}
+		m, err := Generate(p)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.v.name, err)
+		}
+		if !strings.Contains(m.Source, tc.want) {
+			t.Errorf("%s: the source does not call %s", tc.v.name, tc.want)
+		}
+		k := p.Kernels[0]
+		good := *k.Launch
+		for _, bad := range []func(l *plan.Launch){
+			func(l *plan.Launch) { l.Stages = 1 },
+			func(l *plan.Launch) { l.SharedBytes = plan.PrefillWGBytes(int64(tc.v.dh), l.Stages) - 1 },
+			func(l *plan.Launch) { l.Tile[1] = 48 },
+			func(l *plan.Launch) { l.Block = 384 },
+		} {
+			l := good
+			bad(&l)
+			k.Launch = &l
+			kg, err := newKgen(p, k, l.Block)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := kg.flashAttentionKernel(); err == nil || !strings.Contains(err.Error(), "wgmma prefill launch") {
+				t.Errorf("%s: launch %s, tile %v, %d stages in %d bytes: error %v, want a refused wgmma prefill launch", tc.v.name, &l, l.Tile, l.Stages, l.SharedBytes, err)
+			}
+		}
+		k.Launch = &good
+	}
+	v := flashVariant{name: "wg72", dtype: "bf16", h: 2, g: 1, dh: 72, layout: "contiguous", causal: true}
+	g, err := frontend.Parse(v.name+".fu", v.spec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, p, _ := planFlash(t, g, map[string]int64{"B": 1, "S": 300, "T": 8})
+	if l := p.Kernels[0].Launch; l.WGMMA {
+		t.Fatalf("head dim 72: the launch pass planned the wgmma prefill (%s)", l)
+	}
+	l := *p.Kernels[0].Launch
+	l.WGMMA, l.Block, l.Tile, l.Stages, l.SharedBytes = true, plan.PrefillWGThreads, [2]int64{plan.PrefillWGRows, 128}, 2, 1<<17
+	p.Kernels[0].Launch = &l
+	kg, err := newKgen(p, p.Kernels[0], l.Block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kg.flashAttentionKernel(); err == nil || !strings.Contains(err.Error(), "head dims of 64, 128 or 256") {
+		t.Errorf("head dim 72 on wgmma: error %v, want one about the head dim", err)
+	}
+}

@@ -26,6 +26,7 @@ const (
 	libAttentionBulk    = "attention_bulk.cuh"
 	libAttentionFlash   = "attention_flash.cuh"
 	libAttentionCascade = "attention_cascade.cuh"
+	libAttentionWG      = "attention_wg.cuh"
 	libGemvMMA          = "gemv_mma.cuh"
 	libGemvWGMMA        = "gemv_wgmma.cuh"
 	libGemmWGMMA        = "gemm_wgmma.cuh"
@@ -51,6 +52,7 @@ var libraries = []library{
 	{libAttentionBulk, false},
 	{libAttentionFlash, false},
 	{libAttentionCascade, false},
+	{libAttentionWG, false},
 }
 
 // moduleHeader is the first line of every module.

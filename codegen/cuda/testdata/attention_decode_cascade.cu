@@ -181,7 +181,7 @@ FZ_DEV void fz_att_prefix(const C& c, float* ws, i64 cap) {
 static __device__ float fz_workspace[1331712];
 
 // body of k02_attention_attention
-struct fzb_89b1940e19ab7fdb_ctx {
+struct fzb_5b6fb61770309d72_ctx {
   const u16* p0;
   const u16* p1;
   const u16* p2;
@@ -220,7 +220,10 @@ struct fzb_89b1940e19ab7fdb_ctx {
     j -= npre;
     return c == 0 ? (const u16*)(p2 + (((b*(1024*dim_S + 1024*dim_T)) + (g*(128*dim_S + 128*dim_T))) + (j*128))) : (const u16*)(p2 + ((((1024*dim_B*dim_S + 1024*dim_B*dim_T) + (b*(1024*dim_S + 1024*dim_T))) + (g*(128*dim_S + 128*dim_T))) + (j*128)));
   }
-  // The base of the decode's tensor map: the lower of the own keys' and values' buffers.
+  // Whether every key's K and V rows lie DH elements after the key before's
+  // (one source, unpaged): the wgmma prefill's tensor maps.
+  static constexpr bool KSEQ = false;
+  // The base of the tensor maps: the lower of the own keys' and values' buffers.
   __device__ __forceinline__ const u16* tbase() const { return (const u16*)p2; }
   // Query i of head h, and the output stores.
   __device__ __forceinline__ const u16* qrow(i64 b, i64 h, i64 i) const { return (const u16*)(p0 + (((b*(4096*dim_S)) + (h*128)) + (i*4096))); }
@@ -245,22 +248,22 @@ struct fzb_89b1940e19ab7fdb_ctx {
   // Whether some query at pmin..pmax does not see some key of [k0, k1).
   __device__ __forceinline__ bool tile_masked(i64 pmin, i64 pmax, i64 k0, i64 k1) const { return k1 - 1 > pmin; }
 };
-FZ_DEV void fzb_89b1940e19ab7fdb_prefix(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) {
-  const fzb_89b1940e19ab7fdb_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L};
+FZ_DEV void fzb_5b6fb61770309d72_prefix(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) {
+  const fzb_5b6fb61770309d72_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L};
   fz_grid_sync();
   fz_att_prefix<128, 128, 128, 3, true>(c, fz_workspace, (i64)(sizeof(fz_workspace) / sizeof(float)));
 }
-FZ_DEV void fzb_89b1940e19ab7fdb(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) {
-  const fzb_89b1940e19ab7fdb_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L};
+FZ_DEV void fzb_5b6fb61770309d72(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) {
+  const fzb_5b6fb61770309d72_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L};
   fz_att_decode<128, 128, 128, 3, 0, true>(c, fz_workspace, (i64)(sizeof(fz_workspace) / sizeof(float)));
 }
-FZ_DEV void fzb_89b1940e19ab7fdb_prefill(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) {
-  const fzb_89b1940e19ab7fdb_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L};
+FZ_DEV void fzb_5b6fb61770309d72_prefill(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) {
+  const fzb_5b6fb61770309d72_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L};
   fz_grid_sync();
   fz_att_prefill<128, 128, 64, 128, 1, true>(c);
 }
 
 // entries
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefix(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) { fzb_89b1940e19ab7fdb_prefix(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L); }
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) { fzb_89b1940e19ab7fdb(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L); }
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefill(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) { fzb_89b1940e19ab7fdb_prefill(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefix(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) { fzb_5b6fb61770309d72_prefix(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) { fzb_5b6fb61770309d72(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefill(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) { fzb_5b6fb61770309d72_prefill(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L); }

@@ -900,7 +900,7 @@ FZ_DEV void fz_att_prefill(const C& c) {
 static __device__ float fz_workspace[66568];
 
 // body of k02_attention_attention
-struct fzb_56982e14c040413d_ctx {
+struct fzb_9d384368203d97aa_ctx {
   const u16* p0;
   const u16* p1;
   u16* p2;
@@ -931,7 +931,10 @@ struct fzb_56982e14c040413d_ctx {
   __device__ __forceinline__ const u16* rrow(int key, int c, i64 b, i64 g, i64 j, i64 npre) const {
     return c == 0 ? (const u16*)(p1 + (((b*(1024*dim_S + 1024*dim_T)) + (g*(128*dim_S + 128*dim_T))) + (j*128))) : (const u16*)(p1 + ((((1024*dim_B*dim_S + 1024*dim_B*dim_T) + (b*(1024*dim_S + 1024*dim_T))) + (g*(128*dim_S + 128*dim_T))) + (j*128)));
   }
-  // The base of the decode's tensor map: the lower of the own keys' and values' buffers.
+  // Whether every key's K and V rows lie DH elements after the key before's
+  // (one source, unpaged): the wgmma prefill's tensor maps.
+  static constexpr bool KSEQ = true;
+  // The base of the tensor maps: the lower of the own keys' and values' buffers.
   __device__ __forceinline__ const u16* tbase() const { return (const u16*)p1; }
   // Query i of head h, and the output stores.
   __device__ __forceinline__ const u16* qrow(i64 b, i64 h, i64 i) const { return (const u16*)(p0 + (((b*(4096*dim_S)) + (h*128)) + (i*4096))); }
@@ -956,16 +959,16 @@ struct fzb_56982e14c040413d_ctx {
   // Whether some query at pmin..pmax does not see some key of [k0, k1).
   __device__ __forceinline__ bool tile_masked(i64 pmin, i64 pmax, i64 k0, i64 k1) const { return k1 - 1 > pmin; }
 };
-FZ_DEV void fzb_56982e14c040413d(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
-  const fzb_56982e14c040413d_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
+FZ_DEV void fzb_9d384368203d97aa(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
+  const fzb_9d384368203d97aa_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
   fz_att_decode<128, 128, 128, 6, 0, true>(c, fz_workspace, (i64)(sizeof(fz_workspace) / sizeof(float)));
 }
-FZ_DEV void fzb_56982e14c040413d_prefill(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
-  const fzb_56982e14c040413d_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
+FZ_DEV void fzb_9d384368203d97aa_prefill(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
+  const fzb_9d384368203d97aa_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
   fz_grid_sync();
   fz_att_prefill<128, 128, 64, 128, 1, true>(c);
 }
 
 // entries
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_56982e14c040413d(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefill(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_56982e14c040413d_prefill(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_9d384368203d97aa(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefill(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_9d384368203d97aa_prefill(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }
