@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -271,5 +272,39 @@ func TestFlashPrefillWG(t *testing.T) {
 	}
 	if _, err := kg.flashAttentionKernel(); err == nil || !strings.Contains(err.Error(), "head dims of 64, 128 or 256") {
 		t.Errorf("head dim 72 on wgmma: error %v, want one about the head dim", err)
+	}
+}
+
+// TestFlashKeySequence checks the context's KSEQ, which lets the wgmma
+// prefill copy its key tiles by the tensor copy engine: set for one
+// contiguous source (whatever the head dim), clear for paged and ragged
+// caches and for a cascade's two sources.
+func TestFlashKeySequence(t *testing.T) {
+	want := map[string]bool{
+		"gqa4": true, "mha-f16-dh64": true, "window": true, "softcap-dh256": true, "nomask-dh72": true,
+		"paged16": false, "paged1": false, "ragged": false, "dh6-window": false,
+		"cascade": false, "cascade-dh256-window": false, "cascade-f16-dh72-ragged": false, "cascade-paged-dh64": false,
+	}
+	seen := map[string]bool{}
+	for _, c := range flashCases(t) {
+		name := strings.SplitN(c.name, "/", 2)[0]
+		w, ok := want[name]
+		if !ok {
+			t.Errorf("%s: no expectation for the variant", c.name)
+			continue
+		}
+		seen[name] = true
+		m, err := Generate(c.plan)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if line := fmt.Sprintf("static constexpr bool KSEQ = %t;", w); !strings.Contains(m.Source, line) {
+			t.Errorf("%s: the context does not say %q", c.name, line)
+		}
+	}
+	for name := range want {
+		if !seen[name] {
+			t.Errorf("variant %s was not planned", name)
+		}
 	}
 }
