@@ -231,10 +231,11 @@ func decCases(r func(lo, hi int64) int64) []struct {
 
 // prefillCases are the attention layers of DecLayer at prefill: query
 // counts no 128-row block divides, from one block to several (a causal
-// diagonal crossing blocks, the last block first), keys no 64- or 128-key
-// step divides, head dims 64, 128 and 256, softcap, a window that starts
-// past the first keys, ragged and paged caches and a cascade's prefix
-// (the wgmma prefill on sm_90a, fz_att_prefill_wg).
+// diagonal crossing blocks, the last block first), key counts no key step
+// divides (the last tile by cp.async, the others by the tensor copy engine
+// where the cache is contiguous), head dims 64, 128 and 256, softcap, a
+// window that starts past the first keys, ragged and paged caches and a
+// cascade's prefix (the wgmma prefill on sm_90a, fz_att_prefill_wg).
 func prefillCases(r func(lo, hi int64) int64) []struct {
 	variant string
 	dims    map[string]int64

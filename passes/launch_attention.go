@@ -34,8 +34,8 @@ func wideStages(t plan.Target, dh int64) int64 {
 // attentionLaunch picks decode (split-KV) or prefill (tiled) for the bound
 // query length, on tensor cores when codegen's FlashAttention takes the
 // node and on CUDA cores otherwise: that fallback is logged. A tensor-core
-// prefill issues wgmma where the target has it and the head dim is whole
-// 128-byte lines (plan.PrefillWG), mma.sync otherwise.
+// prefill issues wgmma where the target has it and the head dim is 64, 128
+// or 256 (plan.PrefillWG), mma.sync otherwise.
 func attentionLaunch(s *State, k *plan.Kernel, eval func(ir.Dim) int64) *plan.Launch {
 	n := k.Nodes[0]
 	flash := !s.SIMTAttention

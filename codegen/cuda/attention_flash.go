@@ -11,9 +11,10 @@ import (
 )
 
 // The attention kernels: FlashAttention-2 prefill and split-KV
-// Flash-Decoding over mma.sync tensor cores, generic templates in the
-// device library attention_flash.cuh (device/) instantiated per kernel
-// with a generated context type: the kernel's addressing (query rows, K and
+// Flash-Decoding over mma.sync tensor cores, and the prefill on wgmma
+// (sm_90a), generic templates in the device libraries attention_flash.cuh
+// and attention_wg.cuh (device/) instantiated per kernel with a generated
+// context type: the kernel's addressing (query rows, K and
 // V rows through contiguous, paged or ragged caches and a cascade's shared
 // prefix, output stores, sequence lengths) and its variant as FlexAttention
 // style modifiers (smod: scale and softcap of a raw score; visible: the

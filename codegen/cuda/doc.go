@@ -11,12 +11,15 @@
 // path with split-K for up to 64 rows: CUDA cores for one row, above that
 // tensor cores over a cp.async ring of the weight, read once: wgmma where
 // the launch says so (Launch.WGMMA, sm_90a), mma.sync otherwise;
-// a tensor-core path with mma.sync, ldmatrix and a cp.async pipeline for
-// more; chosen at run time), and flash attention (split-KV decode with GQA packing and a
-// log-sum-exp merge, tiled prefill). Every kernel reads its operands
-// through the views of the graph (split parts, reshapes, transposes,
-// broadcasts) and KV caches through their layout (contiguous, paged,
-// ragged).
+// a tensor-core path for more: the wgmma GEMM where the launch says so,
+// fed by the tensor copy engine where its operands allow, the mma.sync
+// tiles with ldmatrix and a cp.async pipeline otherwise), and flash
+// attention (split-KV decode with GQA packing and a log-sum-exp merge;
+// tiled prefill, on wgmma where the launch says so, its key tiles by the
+// tensor copy engine where they lie row after row, mma.sync otherwise).
+// Every kernel reads its operands through the views of the graph (split
+// parts, reshapes, transposes, broadcasts) and KV caches through their
+// layout (contiguous, paged, ragged).
 //
 // Conventions the launcher relies on:
 //   - Parameters follow the codegen ABI (codegen.Params): input pointers,
