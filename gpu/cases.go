@@ -186,6 +186,12 @@ func DecLayer(variant string) (*ir.Graph, error) {
 	return frontend.Parse("dec_"+variant+".fu", src)
 }
 
+// decCase is a DecLayer variant at its dims.
+type decCase struct {
+	variant string
+	dims    map[string]int64
+}
+
 // decCases are the decode attention cases: contexts of 1, 17, 4097 and
 // 100003 keys, batches of mixed lengths (ragged and paged caches draw a
 // length per sequence), every page size, 8-warp blocks (contiguous and
@@ -193,14 +199,8 @@ func DecLayer(variant string) (*ir.Graph, error) {
 // softcap, window and cascade: shared prefixes of 1, 17, 4097 and other
 // lengths, at head dims 64 to 256, S = 2, a batch of several row blocks,
 // own caches of ragged lengths, a window reaching into the prefix.
-func decCases(r func(lo, hi int64) int64) []struct {
-	variant string
-	dims    map[string]int64
-} {
-	type dc = struct {
-		variant string
-		dims    map[string]int64
-	}
+func decCases(r func(lo, hi int64) int64) []decCase {
+	type dc = decCase
 	out := []dc{
 		{"c128", map[string]int64{"B": 1, "S": 1, "T": 0}},
 		{"c128", map[string]int64{"B": 2, "S": 1, "T": 16}},
@@ -236,14 +236,8 @@ func decCases(r func(lo, hi int64) int64) []struct {
 // where the cache is contiguous), head dims 64, 128 and 256, softcap, a
 // window that starts past the first keys, ragged and paged caches and a
 // cascade's prefix (the wgmma prefill on sm_90a, fz_att_prefill_wg).
-func prefillCases(r func(lo, hi int64) int64) []struct {
-	variant string
-	dims    map[string]int64
-} {
-	type dc = struct {
-		variant string
-		dims    map[string]int64
-	}
+func prefillCases(r func(lo, hi int64) int64) []decCase {
+	type dc = decCase
 	return []dc{
 		{"c128", map[string]int64{"B": 1, "S": 1000, "T": 0}},
 		{"c128", map[string]int64{"B": 2, "S": r(129, 400), "T": r(1, 300)}},
@@ -311,19 +305,17 @@ func Cases(seed int64) []Case {
 			add("attn_"+l.Name, false, k.what, k.dims(), g)
 		}
 	}
-	for _, dc := range decCases(r) {
-		g, err := DecLayer(dc.variant)
-		if err != nil {
-			panic(err)
+	for _, set := range []struct {
+		what  string
+		cases []decCase
+	}{{"decode attention", decCases(r)}, {"prefill attention", prefillCases(r)}} {
+		for _, dc := range set.cases {
+			g, err := DecLayer(dc.variant)
+			if err != nil {
+				panic(err)
+			}
+			add("dec_"+dc.variant, false, set.what, dc.dims, g)
 		}
-		add("dec_"+dc.variant, false, "decode attention", dc.dims, g)
-	}
-	for _, dc := range prefillCases(r) {
-		g, err := DecLayer(dc.variant)
-		if err != nil {
-			panic(err)
-		}
-		add("dec_"+dc.variant, false, "prefill attention", dc.dims, g)
 	}
 	for _, mc := range matCases() {
 		g, err := MatLayer(mc.variant)
