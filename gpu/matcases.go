@@ -114,7 +114,11 @@ func matCases() []struct {
 	// f16 (4104x120, 136x2560, 1032x200), and the cp.async stages of a
 	// kernel that has the engine's, its left operand's rows not one stride
 	// apart (tres); and N of 4097 and 17, whose rows are not 16-byte
-	// aligned (the CUDA-core fallback).
+	// aligned (the CUDA-core fallback). Where the wgmma GEMM's tiles leave
+	// SMs idle and K is long (all its cases but 136x2560), K is split over
+	// the blocks of clusters of two (plan.GemmWGSplits); at 769 rows by
+	// 4680 columns, 133 tiles, each cluster takes two or three tiles in
+	// turn.
 	add("res_bf16_4104x120", 3, 100)
 	add("swiglu_bf16_1000x1000", 1, 129)
 	add("swiglu_f16_776x136", 2, 100)
@@ -123,5 +127,6 @@ func matCases() []struct {
 	add("res_f16_1032x200", 2, 150)
 	add("tres_bf16_1032x200", 3, 50)
 	add("cast_bf16_264x17", 3, 71)
+	add("res_bf16_1800x4680", 1, 769)
 	return out
 }

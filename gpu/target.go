@@ -12,7 +12,8 @@ import (
 // DeviceTarget is the target the bench plans for on the device described
 // by info: the described target of its architecture (compute capability
 // 9.x sm_90a, 8.x sm_80), with the SMs, shared memory, registers and L2 the
-// device reports. The kernel images are built for Arch: a device of
+// device reports (and the described cluster slots only where its SM count
+// is the described one's). The kernel images are built for Arch: a device of
 // another architecture is an error.
 func DeviceTarget(info runtime.DeviceInfo) (plan.Target, error) {
 	arch := fmt.Sprintf("sm_%d%d", info.ComputeCapMajor, info.ComputeCapMinor)
@@ -27,6 +28,10 @@ func DeviceTarget(info runtime.DeviceInfo) (plan.Target, error) {
 		return plan.Target{}, fmt.Errorf("device %s: %w", info.Name, err)
 	}
 	t.Name = info.Name
+	if t.SMs != int64(info.SMs) {
+		// The described cluster slots are the described SM count's.
+		t.ClusterSlots = [9]int64{}
+	}
 	t.SMs = int64(info.SMs)
 	t.SharedPerSM, t.SharedPerBlock = int64(info.SharedPerSM), int64(info.SharedPerBlock)
 	t.RegistersPerSM = int64(info.RegistersPerSM)

@@ -117,15 +117,20 @@ func gemmLaunch(s *State, k *plan.Kernel, eval func(ir.Dim) int64) *plan.Launch 
 		if wg {
 			// A persistent grid, one block an SM (its ring takes the
 			// shared memory): as many blocks as its tiles of GemmWGRows
-			// rows by GemvCols columns, at most the SMs; with the copy
-			// engine, whole clusters of them. (The kernel's other paths,
-			// which a launch takes when the operands fail its checks at
-			// run time, stride over their own tiles with these blocks.)
+			// rows by GemvCols columns, at most the SMs; where the tiles
+			// leave SMs idle, K split over the blocks of clusters
+			// (GemmWGSplits); unsplit with the copy engine, clusters of
+			// GemmWGCluster. (The kernel's other paths, which a launch
+			// takes when the operands fail its checks at run time,
+			// stride over their own tiles with these blocks.)
 			tiles := batch * ceilDiv(m, plan.GemmWGRows) * ceilDiv(n, plan.GemvCols)
-			l := &plan.Launch{Variant: plan.VariantGemm, Grid: [3]int64{min(tiles, s.Target.SMs), 1, 1}, Block: plan.GemmWGThreads, SharedBytes: plan.GemmWGSharedBytes(), Launches: 1, Splits: 1, Tile: [2]int64{plan.GemmWGRows, plan.GemvCols}, Stages: plan.GemmWGStages, WGMMA: true}
-			if c := int64(plan.GemmWGCluster); s.Target.TMA && s.Target.SMs >= c {
+			split, clusters := plan.GemmWGSplits(s.Target, tiles, kk)
+			l := &plan.Launch{Variant: plan.VariantGemm, Grid: [3]int64{clusters * split, 1, 1}, Block: plan.GemmWGThreads, SharedBytes: plan.GemmWGSharedBytes(), Launches: 1, Splits: split, Tile: [2]int64{plan.GemmWGRows, plan.GemvCols}, Stages: plan.GemmWGStages, WGMMA: true}
+			if split > 1 {
+				l.Cluster = split
+			} else if c := int64(plan.GemmWGCluster); s.Target.TMA && s.Target.ResidentClusters(c) > 0 {
 				l.Cluster = c
-				l.Grid[0] = min(ceilDiv(l.Grid[0], c), s.Target.SMs/c) * c
+				l.Grid[0] = min(ceilDiv(l.Grid[0], c), s.Target.ResidentClusters(c)) * c
 			}
 			return l
 		}

@@ -244,21 +244,32 @@ func TestGemvTensorCoreLaunch(t *testing.T) {
 }
 
 // TestGemmWGLaunch checks the GEMM launches of the Llama-3-8B prefill
-// layer: on the H200 the wgmma GEMM (256 threads, a persistent grid of at
-// most one block an SM and as many as its 128x256 tiles, in clusters of
-// two, so an even count of them; eight stages of 32 positions of a
-// 256-column weight tile and 128 rows in dynamic shared memory, aligned to
-// 1024 bytes), on the A100 the mma.sync tiles.
+// layer: on the H200 the wgmma GEMM (256 threads, eight stages of 32
+// positions of a 256-column weight tile and 128 rows in dynamic shared
+// memory, aligned to 1024 bytes) on a persistent grid of at most one block
+// an SM, unsplit in clusters of two where its 128x256 tiles fill the SMs
+// (an even count of blocks, at most one a tile), K split over clusters of
+// two where they leave SMs idle (plan.GemmWGSplits); on the A100 the
+// mma.sync tiles. The gemms are QKV (K 4096, 6144 columns), O (4096, 4096),
+// gate/up (4096, 28672) and down (14336, 4096).
 func TestGemmWGLaunch(t *testing.T) {
 	g := load(t, "llama3_8b")
+	type want struct{ grid, splits int64 }
 	for _, tt := range []struct {
 		target plan.Target
 		s      int64
-		wgmma  bool
+		want   []want
 	}{
-		{plan.H200, 4096, true},
-		{plan.H200, 100, true},
-		{plan.A100, 4096, false},
+		// 768, 512, 3584 and 512 tiles: every SM busy.
+		{plan.H200, 4096, []want{{132, 1}, {132, 1}, {132, 1}, {132, 1}}},
+		// 96, 64, 448 and 64 tiles: QKV's 96 take 96 SMs once, in two
+		// splits they would take 66 clusters twice; gate/up's 448 take
+		// four rounds unsplit, seven of half the K split.
+		{plan.H200, 512, []want{{96, 1}, {128, 2}, {132, 2}, {128, 2}}},
+		// 24, 16, 112 and 16 tiles: gate/up's 112 take the SMs once
+		// unsplit, twice split.
+		{plan.H200, 100, []want{{48, 2}, {32, 2}, {112, 1}, {32, 2}}},
+		{plan.A100, 4096, nil},
 	} {
 		st, err := passes.Run(g, passes.Fused, passes.Options{Dims: map[string]int64{"B": 1, "S": tt.s, "T": 0}, Target: tt.target})
 		if err != nil {
@@ -271,18 +282,19 @@ func TestGemmWGLaunch(t *testing.T) {
 				continue
 			}
 			n++
-			if !tt.wgmma {
-				if l.WGMMA || l.Block != 384 || l.SharedBytes != 0 || l.Cluster != 0 {
+			if tt.want == nil {
+				if l.WGMMA || l.Block != 384 || l.SharedBytes != 0 || l.Cluster != 0 || l.Splits != 1 {
 					t.Errorf("%s S=%d %s: %s, %d bytes of dynamic shared memory: want the mma.sync tiles", tt.target.Name, tt.s, k.Name, l, l.SharedBytes)
 				}
 				continue
 			}
-			out := k.Nodes[0].Outs[0].Type.Shape
-			cols, _ := out[len(out)-1].Value()
-			grid := min(132, (tt.s+127)/128*((cols+255)/256))
-			grid += grid % 2
-			if !l.WGMMA || l.Block != 256 || l.Grid != [3]int64{grid, 1, 1} || l.Cluster != 2 || l.SharedBytes != 8*(32*256*2+128*32*2)+1024 || l.Stages != 8 || l.Tile != [2]int64{128, 256} {
-				t.Errorf("%s S=%d %s: %s, %d bytes, tile %v, %d stages: want the wgmma GEMM", tt.target.Name, tt.s, k.Name, l, l.SharedBytes, l.Tile, l.Stages)
+			if n > len(tt.want) {
+				continue
+			}
+			w := tt.want[n-1]
+			cluster := max(w.splits, 2)
+			if !l.WGMMA || l.Block != 256 || l.Grid != [3]int64{w.grid, 1, 1} || l.Splits != w.splits || l.Cluster != cluster || l.SharedBytes != 8*(32*256*2+128*32*2)+1024 || l.Stages != 8 || l.Tile != [2]int64{128, 256} {
+				t.Errorf("%s S=%d %s: %s, %d bytes, tile %v, %d stages: want the wgmma GEMM, grid %d, %d splits, clusters of %d", tt.target.Name, tt.s, k.Name, l, l.SharedBytes, l.Tile, l.Stages, w.grid, w.splits, cluster)
 			}
 		}
 		if n != 4 {

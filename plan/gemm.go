@@ -105,6 +105,49 @@ const (
 // the other block that it needs, took 2000.
 const GemmWGCluster = 2
 
+// A wgmma GEMM whose tiles leave SMs idle splits each tile's K over the
+// blocks of a cluster (GemmWGSplits): a split multiplies its share of the
+// stages, the cluster's blocks add their sums through distributed shared
+// memory in split order, and each block runs the epilogue of its share of
+// the tile's rows. The choice weighs a work item's time, in positions of
+// K: its share of K, GemmWGItemFixed for the ring's fill and the
+// epilogue, and GemmWGSplitReduce for the exchange of a split tile's
+// sums. A split takes at least GemmWGSplitMinK positions.
+const (
+	GemmWGItemFixed   = 256
+	GemmWGSplitReduce = 128
+	GemmWGSplitMinK   = 256
+)
+
+// GemmWGSplitCounts are the split counts the wgmma GEMM takes: each
+// divides GemmWGRows into row shares of whole warps' rows (8), and the
+// described targets have slots for clusters of each.
+var GemmWGSplitCounts = []int64{1, 2}
+
+// GemmWGSplits is the split count of a wgmma GEMM launch of tiles work
+// items over k positions on t, and the clusters of that many blocks its
+// persistent grid takes: the count among GemmWGSplitCounts whose rounds of
+// resident clusters (Target.ResidentClusters) take the least time, ties
+// to fewer splits. One split takes a block an SM, at most one a tile.
+func GemmWGSplits(t Target, tiles, k int64) (splits, clusters int64) {
+	splits, clusters = 1, min(tiles, t.SMs)
+	best := int64(-1)
+	for _, s := range GemmWGSplitCounts {
+		slots := t.ResidentClusters(s)
+		if slots <= 0 || tiles <= 0 || (s > 1 && k < s*GemmWGSplitMinK) {
+			continue
+		}
+		item := (k+s-1)/s + GemmWGItemFixed
+		if s > 1 {
+			item += GemmWGSplitReduce
+		}
+		if cost := (tiles + slots - 1) / slots * item; best < 0 || cost < best {
+			best, splits, clusters = cost, s, min(tiles, slots)
+		}
+	}
+	return splits, clusters
+}
+
 // GemmWGSharedBytes is the dynamic shared memory of a wgmma GEMM launch:
 // the ring and the bytes that align its start.
 func GemmWGSharedBytes() int64 {

@@ -29,3 +29,46 @@ func TestGemvSplits(t *testing.T) {
 		}
 	}
 }
+
+// TestGemmWGSplits checks the wgmma GEMM's split choice: never more
+// clusters than tiles or than the target runs at once, a split count the
+// target has slots for and whose shares of K are at least GemmWGSplitMinK,
+// unsplit wherever the tiles fill whole rounds of the SMs (and on the
+// A100, which has no cluster slots described);
+// and the choices of the Llama-3-8B prefill's GEMMs on the H200.
+func TestGemmWGSplits(t *testing.T) {
+	for _, tg := range []Target{H200, A100} {
+		for tiles := int64(1); tiles <= 1000; tiles += 1 + tiles/9 {
+			for k := int64(16); k <= 20000; k += 1 + k/3 {
+				s, c := GemmWGSplits(tg, tiles, k)
+				switch {
+				case c < 1 || c > tiles || c > tg.ResidentClusters(s):
+					t.Fatalf("%s, %d tiles, K %d: %d clusters of %d", tg.Name, tiles, k, c, s)
+				case s > 1 && k < s*GemmWGSplitMinK:
+					t.Fatalf("%s, %d tiles, K %d: %d splits", tg.Name, tiles, k, s)
+				case s > 1 && tiles%tg.SMs == 0:
+					t.Fatalf("%s, %d tiles, K %d: %d splits, though the tiles fill the SMs", tg.Name, tiles, k, s)
+				}
+			}
+		}
+	}
+	for _, c := range []struct{ tiles, k, splits, clusters int64 }{
+		{96, 4096, 1, 96},     // QKV at 512 tokens
+		{64, 4096, 2, 64},     // O
+		{448, 4096, 2, 66},    // gate/up
+		{64, 14336, 2, 64},    // down
+		{768, 4096, 1, 132},   // QKV at 4096 tokens
+		{16, 256, 1, 16},      // a K too short to split
+		{16, 512, 2, 16},      // two splits of 256
+		{3584, 4096, 1, 132},  // gate/up at 4096 tokens
+		{512, 14336, 1, 132},  // down at 4096 tokens
+		{132, 100000, 1, 132}, // one full round
+	} {
+		if s, n := GemmWGSplits(H200, c.tiles, c.k); s != c.splits || n != c.clusters {
+			t.Errorf("%d tiles, K %d: %d splits, %d clusters; want %d, %d", c.tiles, c.k, s, n, c.splits, c.clusters)
+		}
+	}
+	if s, n := GemmWGSplits(A100, 16, 14336); s != 1 || n != 16 {
+		t.Errorf("A100, 16 tiles: %d splits, %d clusters; want unsplit, 16", s, n)
+	}
+}

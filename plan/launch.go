@@ -19,7 +19,8 @@ type Launch struct {
 	// Variant says which path of a strategy runs.
 	Variant Variant
 	// Splits is the split-KV count of decode attention, or the split-K count
-	// of a GEMV; 1 when there is no split.
+	// of a GEMV or of the wgmma GEMM (over the blocks of a cluster, Cluster
+	// the same count: GemmWGSplits); 1 when there is no split.
 	Splits int64
 	// SplitKeys is decode attention's fixed split size in keys
 	// (deterministic mode), 0 when each context is divided evenly over
@@ -47,7 +48,8 @@ type Launch struct {
 	Dependent bool `json:",omitempty"`
 	// Cluster is the blocks of a thread-block cluster along the grid's x
 	// (Grid[0] a multiple of it), 0 for a launch without clusters: the
-	// wgmma GEMM's pairs of blocks (GemmWGCluster).
+	// wgmma GEMM's pairs of blocks (GemmWGCluster) or its split-K
+	// clusters (Splits).
 	Cluster int64 `json:",omitempty"`
 	// WGMMA: the GEMV's tensor-core path (more than GemvCUDACoreRows rows)
 	// issues wgmma from shared memory (Target.WGMMA), not mma.sync; a

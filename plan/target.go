@@ -30,14 +30,20 @@ type Target struct {
 	// stream finishes, and waits (griddepcontrol.wait) before it touches
 	// memory, so that the gap between kernels closes.
 	DependentLaunch bool
+	// ClusterSlots[c] is how many thread-block clusters of c blocks run
+	// at once when each block takes a whole SM (the driver's
+	// cudaOccupancyMaxActiveClusters), where measured; 0 elsewhere. A
+	// cluster's blocks share a GPC, whose SM count is not a multiple of
+	// every c, so the count can be below SMs / c (ResidentClusters).
+	ClusterSlots [9]int64 `json:",omitempty"`
 }
 
 // The described targets. H200 is the default.
 var (
 	// H200 is the NVIDIA H200 (sm_90a, 141 GB HBM3e).
-	H200 = Target{Name: "h200", Arch: "sm_90a", SMs: 132, SharedPerSM: 228 << 10, SharedPerBlock: 227 << 10, RegistersPerSM: 64 << 10, L2Bytes: 60 << 20, TMA: true, WGMMA: true, DependentLaunch: true}
+	H200 = Target{Name: "h200", Arch: "sm_90a", SMs: 132, SharedPerSM: 228 << 10, SharedPerBlock: 227 << 10, RegistersPerSM: 64 << 10, L2Bytes: 60 << 20, TMA: true, WGMMA: true, DependentLaunch: true, ClusterSlots: hopperClusterSlots}
 	// H100 is the NVIDIA H100 SXM (sm_90a, 80 GB HBM3).
-	H100 = Target{Name: "h100", Arch: "sm_90a", SMs: 132, SharedPerSM: 228 << 10, SharedPerBlock: 227 << 10, RegistersPerSM: 64 << 10, L2Bytes: 50 << 20, TMA: true, WGMMA: true, DependentLaunch: true}
+	H100 = Target{Name: "h100", Arch: "sm_90a", SMs: 132, SharedPerSM: 228 << 10, SharedPerBlock: 227 << 10, RegistersPerSM: 64 << 10, L2Bytes: 50 << 20, TMA: true, WGMMA: true, DependentLaunch: true, ClusterSlots: hopperClusterSlots}
 	// A100 is the NVIDIA A100 (sm_80): no TMA, no wgmma.
 	A100 = Target{Name: "a100", Arch: "sm_80", SMs: 108, SharedPerSM: 164 << 10, SharedPerBlock: 163 << 10, RegistersPerSM: 64 << 10, L2Bytes: 40 << 20}
 )
@@ -71,4 +77,21 @@ func (t Target) Verify() error {
 		return fmt.Errorf("target %s: %d SMs, %d bytes of shared memory per SM and %d per block", t.Name, t.SMs, t.SharedPerSM, t.SharedPerBlock)
 	}
 	return nil
+}
+
+// hopperClusterSlots are the resident clusters of the 132-SM H100 and H200
+// for a block an SM, by cluster size.
+var hopperClusterSlots = [9]int64{1: 132, 2: 66}
+
+// ResidentClusters is how many clusters of size blocks, each block taking
+// a whole SM, run at once: ClusterSlots where described, SMs for single
+// blocks, 0 where not known (a launch then takes no such clusters).
+func (t Target) ResidentClusters(size int64) int64 {
+	switch {
+	case size <= 1:
+		return t.SMs
+	case size < int64(len(t.ClusterSlots)):
+		return t.ClusterSlots[size]
+	}
+	return 0
 }

@@ -132,7 +132,8 @@ func (g *gemmModel) emitSplitWrite(w *writer, per ix) {
 }
 
 // emitTileEpilogue runs the epilogue of a GEMV tile for rows r0 ..
-// r0+mr-1. Unsplit, the tile's sums are in res[m * stride + slot]; split,
+// r0+mr-1. Unsplit, the tile's sums of rows m0 .. m1-1 (C expressions)
+// are in res[m * stride + slot], and those rows' epilogue runs; split,
 // each split takes an equal share of the tile's elements and sums their
 // partials in split order (the same bits whichever split sums them).
 // batch (unsplit only, a block of warps warps) adds a loop for a tile
@@ -144,7 +145,7 @@ func (g *gemmModel) emitSplitWrite(w *writer, per ix) {
 // epilogue spent most of its time waiting for one load at a time (on the
 // H200 the Llama-3-8B prefill's output projection took 540 µs with its
 // epilogue, 310 without, bench/results/2026-12-03-h200-gemm-wg/perf).
-func (g *gemmModel) emitTileEpilogue(w *writer, split bool, per ix, stride, batch, warps int) {
+func (g *gemmModel) emitTileEpilogue(w *writer, split bool, per ix, stride, batch, warps int, m0, m1 string) {
 	ep := g.epi
 	tn := g.gemvTN()
 	w.open("switch (seg) {")
@@ -156,14 +157,18 @@ func (g *gemmModel) emitTileEpilogue(w *writer, split bool, per ix, stride, batc
 			w.line("const int per = (mr * %d + nsplit - 1) / nsplit, lo = sp * per, hi = min(mr * %d, lo + per);", wd, wd)
 			g.emitSplitEpilogue(w, si, per)
 		} else {
-			w.line("const int lo = 0, hi = mr * %d;", wd)
+			lo := "0"
+			if m0 != "0" {
+				lo = fmt.Sprintf("%s * %d", m0, wd)
+			}
+			w.line("const int lo = %s, hi = %s * %d;", lo, m1, wd)
 			sum := func(q int, slot string) string {
 				return fmt.Sprintf("res[m * %d + %s]", stride, slot)
 			}
 			if batch > 0 {
 				w.open("if (u * %d + %d <= %s) {", wd, wd, g.segBases(sg))
 				w.line("#pragma unroll %d", max(1, batch/int((wd+31)/32)))
-				w.open("for (int m = threadIdx.x >> 5; m < mr; m += %d) {", warps)
+				w.open("for (int m = %s + (threadIdx.x >> 5); m < %s; m += %d) {", m0, m1, warps)
 				w.line("#pragma unroll")
 				w.open("for (int j = threadIdx.x & 31; j < %d; j += 32) {", wd)
 				g.emitElement(w, si, sum, false, false)
@@ -352,7 +357,7 @@ func (g *gemmModel) mainBody(split bool) (string, error) {
 		w.line("__syncthreads();")
 		w.line("__threadfence();")
 	}
-	g.emitTileEpilogue(&w, split, per, tn, 0, 0)
+	g.emitTileEpilogue(&w, split, per, tn, 0, 0, "0", "mr")
 	w.close()
 	w.line("if (!waited) fz_grid_sync();")
 	return w.String(), nil

@@ -17,9 +17,10 @@ import (
 // launch's checks), every thread its share by cp.async elsewhere, and a
 // stage's wgmmas run while the next is waited for and the one after is
 // issued, a block barrier a stage guarding the refills; the tile's sums
-// go through shared memory to the GEMV's tile epilogue. The launch puts
-// the blocks in clusters of two (plan.GemmWGCluster), which the kernel
-// does not read. (A producer
+// go through shared memory to the GEMV's tile epilogue. An unsplit launch
+// puts the blocks in clusters of two (plan.GemmWGCluster), which the
+// kernel does not read; a launch whose tiles leave SMs idle splits K over
+// a cluster's blocks (plan.GemmWGSplits, emitGemmWGReduce). (A producer
 // warpgroup feeding two consumer warpgroups through mbarriers spilled:
 // with 128 sums a consumer thread, 384 threads leave too few registers.
 // Empty mbarriers in place of the block barrier were slower on the H200:
@@ -137,8 +138,17 @@ func (g *gemmModel) emitGemmWG(w *writer) error {
 	k := g.k
 	stages, kstep, sb := plan.GemmWGStages, plan.GemmWGK, plan.GemmWGStageBytes
 	tma := g.gemmWGTMA()
-	w.open("FZ_DEV void @BODY@_wg(%s, const i64 bid, const i64 nblk, unsigned char* ring, i64* scol, const u16** sArow) {", k.signature(false))
+	splits := g.gemmWGSplits()
+	w.open("FZ_DEV void @BODY@_wg(%s, const i64 block, const i64 blocks, unsigned char* ring, i64* scol, const u16** sArow) {", k.signature(false))
 	w.line("const int tid = threadIdx.x, wg = tid >> 7, wc = tid & 31, xr = (tid >> 2) & 7, xc = tid & 3;")
+	if splits > 1 {
+		// A cluster of the launch's splits takes an item together; a
+		// launch in other clusters (not the plan's) runs unsplit.
+		w.line("const int S = fz_cluster_blocks() == %d ? %d : 1, rank = S > 1 ? (int)fz_cluster_rank() : 0;", splits, splits)
+		w.line("const i64 bid = block / S, nblk = blocks / S;")
+	} else {
+		w.line("const i64 bid = block, nblk = blocks;")
+	}
 	w.line("const u32 rb = fz_smem_addr(ring);")
 	w.line("float* res = (float*)ring;")
 	w.line("const u64 da = fz_wg_desc(rb + wg * %d, 16, 1024, 1), db = fz_wg_desc(rb + %d, 128, %d, 0);", 2*kstep*128, gemmWGWeightBytes, kstep*16)
@@ -162,13 +172,20 @@ func (g *gemmModel) emitGemmWG(w *writer) error {
 	w.close()
 	w.line("__syncthreads();")
 	w.line("const i64 nst = (kv + %d) / %d;", kstep-1, kstep)
-	if err := g.emitGemmWGIssue(w, batch); err != nil {
+	count := "nst"
+	if splits > 1 {
+		// Split rank takes stages ks0 .. ks0+nsl-1, the issues' st
+		// counting from ks0.
+		w.line("const i64 kper = (nst + S - 1) / S, ks0 = fz_min64(nst, rank * kper), nsl = fz_min64(nst, ks0 + kper) - ks0;")
+		count = "nsl"
+	}
+	if err := g.emitGemmWGIssue(w, batch, splits > 1); err != nil {
 		return err
 	}
-	ring := wgRing{stages: stages, stageBytes: sb, rows: kstep, nb: "16", count: "nst", counter: "i64", stride: gemmWGResStride, bf16: g.bv.dt == ir.BF16}
+	ring := wgRing{stages: stages, stageBytes: sb, rows: kstep, nb: "16", count: count, counter: "i64", stride: gemmWGResStride, bf16: g.bv.dt == ir.BF16}
 	ring.emitAcc(w)
 	if tma {
-		if err := g.emitGemmWGTMA(w, batch); err != nil {
+		if err := g.emitGemmWGTMA(w, batch, splits > 1); err != nil {
 			return err
 		}
 		w.open("if (tma) {")
@@ -181,12 +198,46 @@ func (g *gemmModel) emitGemmWG(w *writer) error {
 		ring.emitCopyLoop(w)
 	}
 	ring.emitStore(w)
+	if splits > 1 {
+		g.emitGemmWGReduce(w)
+		return nil
+	}
 	w.line("__syncthreads();")
-	g.emitTileEpilogue(w, false, ixc(0), gemmWGResStride, gemmWGEpiBatch, gemmWGThreads/32)
+	g.emitTileEpilogue(w, false, ixc(0), gemmWGResStride, gemmWGEpiBatch, gemmWGThreads/32, "0", "mr")
 	w.line("__syncthreads();")
 	w.close()
 	w.close()
 	return nil
+}
+
+// gemmWGSplits is the split-K count of the kernel's wgmma GEMM launch
+// (plan.GemmWGSplits), 1 without a split.
+func (g *gemmModel) gemmWGSplits() int64 {
+	if l := g.k.pk.Launch; g.gemmWGLaunch() && l.Splits > 1 {
+		return l.Splits
+	}
+	return 1
+}
+
+// emitGemmWGReduce ends a split launch's item, its sums of its K share in
+// res: once the cluster's sums are all stored, block rank adds rows
+// rank·GemmWGRows/S onwards of every block's sums (fz_gemm_wg_reduce) and
+// runs their epilogue; it arrives at the cluster barrier once its reads
+// of the other blocks are done, and waits there at the item's end, so
+// that no block's next stages (or its exit) overwrite sums another block
+// still reads.
+func (g *gemmModel) emitGemmWGReduce(w *writer) {
+	w.line("fz_cluster_arrive();")
+	w.line("fz_cluster_wait();")
+	w.line("const int share = %d / S, m0 = min(mr, rank * share), m1 = min(mr, m0 + share);", plan.GemmWGRows)
+	w.line("if (S > 1) fz_gemm_wg_reduce<%d>(res, %d, S, m0, m1);", gemvRowTN, gemmWGResStride)
+	w.line("fz_cluster_arrive();")
+	w.line("__syncthreads();")
+	g.emitTileEpilogue(w, false, ixc(0), gemmWGResStride, gemmWGEpiBatch, gemmWGThreads/32, "m0", "m1")
+	w.line("fz_cluster_wait();")
+	w.line("__syncthreads();")
+	w.close()
+	w.close()
 }
 
 // emitGemmWGTMAState declares, before the item loop, what the copy
@@ -223,7 +274,7 @@ func (g *gemmModel) emitGemmWGTMAState(w *writer) {
 // past N (scol -1) is asked for at column N. The weight's row stride is
 // the cp.async issue's wrs (emitGemmWGIssue: gemmWGTMA implies a simple K
 // axis), and the maps' slots are read once an item.
-func (g *gemmModel) emitGemmWGTMA(w *writer, batch []ix) error {
+func (g *gemmModel) emitGemmWGTMA(w *writer, batch []ix, split bool) error {
 	k := g.k
 	bs := shapeOf(g.b)
 	wa, err := k.addr(g.b, g.operandIndex(g.b, batch, [2]ix{ixc(0), ixc(0)}))
@@ -259,7 +310,7 @@ func (g *gemmModel) emitGemmWGTMA(w *writer, batch []ix) error {
 	w.line("const u64* wm = fz_gemm_tslot(0);")
 	w.line("const u64* am = fz_gemm_tslot(1);")
 	w.open("auto issueT = [&](i64 st, u32 so, u32 bar) {")
-	w.line("const int kb = (int)(st * %d);", plan.GemmWGK)
+	w.line("const int kb = (int)((%s) * %d);", stageOf(split), plan.GemmWGK)
 	w.line("fz_mbar_expect(bar, %d);", plan.GemmWGStageBytes)
 	w.line("for (int i = 0; i < %d; i++) fz_tma2d(rb + so + i * %d, wm, gx[i], kb, bar);", groups, plan.GemmWGK*128)
 	w.line("fz_tma2d(rb + so + %d, am, kb, (int)r0, bar);", gemmWGWeightBytes)
@@ -270,7 +321,7 @@ func (g *gemmModel) emitGemmWGTMA(w *writer, batch []ix) error {
 // emitGemmWGIssue writes issue(st, so), which copies stage st of the item
 // to ring offset so: the weight rows past kv and the left operand's
 // positions past kv and rows past mr are zero fills.
-func (g *gemmModel) emitGemmWGIssue(w *writer, batch []ix) error {
+func (g *gemmModel) emitGemmWGIssue(w *writer, batch []ix, split bool) error {
 	k := g.k
 	kstep := plan.GemmWGK
 	bs := shapeOf(g.b)
@@ -295,7 +346,7 @@ func (g *gemmModel) emitGemmWGIssue(w *writer, batch []ix) error {
 		w.close("}();")
 	}
 	w.open("auto issue = [&](i64 st, u32 so) {")
-	w.line("const i64 kb = st * %d;", kstep)
+	w.line("const i64 kb = (%s) * %d;", stageOf(split), kstep)
 	w.line("const bool whole = kb + %d <= kv;", kstep)
 	w.line("#pragma unroll")
 	w.open("for (int i = 0; i < %d; i++) {", kstep/8)
@@ -324,4 +375,13 @@ func (g *gemmModel) emitGemmWGIssue(w *writer, batch []ix) error {
 	w.close()
 	w.close("};")
 	return nil
+}
+
+// stageOf is the stage an issue's st names: st itself, or, in a split
+// launch, st stages past the split's first (ks0).
+func stageOf(split bool) string {
+	if split {
+		return "ks0 + st"
+	}
+	return "st"
 }

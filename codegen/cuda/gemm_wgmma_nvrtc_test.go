@@ -3,6 +3,7 @@
 package cuda
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/fuser-dev/fuser/codegen/nvrtc"
@@ -10,24 +11,29 @@ import (
 )
 
 // TestGemmWGFallbackNVRTC compiles for sm_90a, without spills, GEMMs of 65
-// rows whose launch is the wgmma GEMM's, each alone in its module: one the
+// rows whose launch is the wgmma GEMM's, each alone in its module: two the
 // wgmma path takes (a row-major weight), with the tensor copy engine's
-// stages beside the cp.async ones, and one it does not (a weight read
-// transposed, K-contiguous), whose mma.sync tiles stage in the launch's
-// ring and whose module must still hold the library that measures it (the
-// first full device bundle of this path failed to compile there).
+// stages beside the cp.async ones, their three tiles unsplit over K 400
+// and split in two over K 1000 (plan.GemmWGSplits: the cluster's sums
+// added through distributed shared memory); and one it does not (a weight
+// read transposed, K-contiguous), whose mma.sync tiles stage in the
+// launch's ring and whose module must still hold the library that
+// measures it (the first full device bundle of this path failed to
+// compile there).
 func TestGemmWGFallbackNVRTC(t *testing.T) {
 	for _, tc := range []struct {
-		w, mm   string
-		wg, tma bool
+		k, w, mm string
+		wg, tma  bool
+		splits   int64
 	}{
-		{"[1000, 520]", "x @ w", true, true},
-		{"[520, 1000]", "x @ transpose(w, [1, 0])", false, false},
+		{"400", "[400, 520]", "x @ w", true, true, 1},
+		{"1000", "[1000, 520]", "x @ w", true, true, 2},
+		{"1000", "[520, 1000]", "x @ transpose(w, [1, 0])", false, false, 2},
 	} {
-		src := "layer mat\ndim B, S\ninput x : bf16[B, S, 1000]\nparam w : bf16" + tc.w + "\noutput y : f32[B, S, 520]\ny = cast(" + tc.mm + ", f32)\n"
+		src := "layer mat\ndim B, S\ninput x : bf16[B, S, " + tc.k + "]\nparam w : bf16" + tc.w + "\noutput y : f32[B, S, 520]\ny = cast(" + tc.mm + ", f32)\n"
 		st, k := planGemm(t, src, map[string]int64{"B": 65, "S": 1})
-		if l := k.Launch; l.Variant != plan.VariantGemm || !l.WGMMA {
-			t.Fatalf("%s: %s is launched %s, want the wgmma GEMM", tc.mm, k.Name, l)
+		if l := k.Launch; l.Variant != plan.VariantGemm || !l.WGMMA || l.Splits != tc.splits || (l.Splits > 1 && l.Cluster != l.Splits) {
+			t.Fatalf("%s, K %s: %s is launched %s, want the wgmma GEMM in %d splits", tc.mm, tc.k, k.Name, l, tc.splits)
 		}
 		gm := launchedModel(t, st.Plan, k)
 		if gm.gemmWGMMA() != tc.wg {
@@ -39,6 +45,9 @@ func TestGemmWGFallbackNVRTC(t *testing.T) {
 		m, err := Generate(st.Plan)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if red := strings.Contains(m.Source, "fz_gemm_wg_reduce<"); red != (tc.wg && tc.splits > 1) {
+			t.Errorf("%s, K %s: the split sums' reduction emitted %v, want %v", tc.mm, tc.k, red, tc.wg && tc.splits > 1)
 		}
 		res, err := nvrtc.Compile(m.Source, "mat.cu", plan.H200.Arch)
 		if err != nil {

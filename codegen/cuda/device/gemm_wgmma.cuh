@@ -34,3 +34,34 @@ FZ_DEV u64* fz_gemm_tslot(int i) {
   const u32 smid = fz_smid();
   return smid < FZ_TMA_SLOTS ? fz_gemm_tmaps + (2 * smid + i) * 16 : (u64*)0;
 }
+// A launch that splits K over the blocks of a cluster (plan.GemmWGSplits)
+// reads its place in the cluster and meets the cluster's other blocks at
+// its barriers: arrive releases this thread's shared-memory writes and
+// reads, wait acquires every arrived thread's.
+FZ_DEV u32 fz_cluster_rank() { u32 r; asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(r)); return r; }
+FZ_DEV u32 fz_cluster_blocks() { u32 n; asm("mov.u32 %0, %%cluster_nctarank;" : "=r"(n)); return n; }
+FZ_DEV void fz_cluster_arrive() { asm volatile("barrier.cluster.arrive.release;" ::: "memory"); }
+FZ_DEV void fz_cluster_wait() { asm volatile("barrier.cluster.wait.acquire;" ::: "memory"); }
+// fz_gemm_wg_reduce makes rows [m0, m1) of this block's tile sums res
+// (stride floats a row, SLOTS slots) the sums over the cluster's first
+// splits blocks' res, added in rank order (the same bits whichever block
+// adds them); 16 bytes a thread at a time, through distributed shared
+// memory. The cluster's sums must be complete (a cluster barrier), and no
+// other block may read these rows.
+template <int SLOTS>
+FZ_DEV void fz_gemm_wg_reduce(float* res, int stride, int splits, int m0, int m1) {
+  const u32 base = fz_smem_addr(res);
+  for (int e = threadIdx.x; e < (m1 - m0) * (SLOTS / 4); e += blockDim.x) {
+    const int m = m0 + e / (SLOTS / 4), c = (e % (SLOTS / 4)) * 4;
+    const u32 off = base + 4u * (u32)(m * stride + c);
+    float s0 = 0.f, s1 = 0.f, s2 = 0.f, s3 = 0.f;
+    for (int q = 0; q < splits; q++) {
+      u32 ra;
+      float v0, v1, v2, v3;
+      asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(ra) : "r"(off), "r"(q));
+      asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(v0), "=f"(v1), "=f"(v2), "=f"(v3) : "r"(ra) : "memory");
+      s0 += v0; s1 += v1; s2 += v2; s3 += v3;
+    }
+    *(float4*)(res + m * stride + c) = float4{s0, s1, s2, s3};
+  }
+}

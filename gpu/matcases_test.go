@@ -1,0 +1,63 @@
+package gpu
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/fuser-dev/fuser/plan"
+)
+
+// TestMatCasesSplit checks what matCases says of its tensor-core GEMM
+// cases (more than plan.GemvMaxRows rows) on the H200, fused and unfused:
+// the mma.sync tiles where the result's rows are not 16-byte aligned
+// (N of 517, 4097 and 17), unsplit; the wgmma GEMM elsewhere, K split over
+// clusters of two blocks but in 136x2560, and 133 tiles over 66 clusters
+// at 769 rows by 4680 columns, so that the split launch's clusters take
+// more than one tile each.
+func TestMatCasesSplit(t *testing.T) {
+	seen := 0
+	for _, mc := range matCases() {
+		if mc.dims["B"]*mc.dims["S"] <= plan.GemvMaxRows {
+			continue
+		}
+		g, err := MatLayer(strings.TrimPrefix(mc.variant, "mat_"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, wg := int64(2), true
+		switch {
+		case strings.HasSuffix(mc.variant, "_136x2560"):
+			want = 1
+		case strings.HasSuffix(mc.variant, "x517"), strings.HasSuffix(mc.variant, "x4097"), strings.HasSuffix(mc.variant, "x17"):
+			want, wg = 1, false
+		}
+		for _, fused := range []bool{true, false} {
+			p, err := NewPlan(g, mc.dims, fused)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range p.Plan.Kernels {
+				l := k.Launch
+				if l.Variant != plan.VariantGemm {
+					continue
+				}
+				seen++
+				if !wg {
+					if l.WGMMA || l.Splits != 1 || l.Cluster != 0 {
+						t.Errorf("%s %v %s: %s, want the mma.sync tiles", mc.variant, mc.dims, k.Name, l)
+					}
+					continue
+				}
+				if !l.WGMMA || l.Splits != want || l.Cluster != 2 {
+					t.Errorf("%s %v %s: %s, want the wgmma GEMM in %d splits, clusters of 2", mc.variant, mc.dims, k.Name, l, want)
+				}
+				if mc.variant == "res_bf16_1800x4680" && l.Grid[0] != 132 {
+					t.Errorf("%s %s: %s, want 66 clusters of two for its 133 tiles", mc.variant, k.Name, l)
+				}
+			}
+		}
+	}
+	if seen < 20 {
+		t.Errorf("%d tensor-core GEMM launches in the matmul cases, want 20 at least", seen)
+	}
+}
