@@ -117,8 +117,8 @@ func matCases() []struct {
 	// aligned (the CUDA-core fallback). Where the wgmma GEMM's tiles leave
 	// SMs idle and K is long (all its cases but 136x2560), K is split over
 	// the blocks of clusters of two (plan.GemmWGSplits); at 769 rows by
-	// 4680 columns, 133 tiles, each cluster takes two or three tiles in
-	// turn.
+	// 4680 columns, 133 tiles over K of 2600, each cluster takes two or
+	// three tiles in turn.
 	add("res_bf16_4104x120", 3, 100)
 	add("swiglu_bf16_1000x1000", 1, 129)
 	add("swiglu_f16_776x136", 2, 100)
@@ -127,6 +127,6 @@ func matCases() []struct {
 	add("res_f16_1032x200", 2, 150)
 	add("tres_bf16_1032x200", 3, 50)
 	add("cast_bf16_264x17", 3, 71)
-	add("res_bf16_1800x4680", 1, 769)
+	add("res_bf16_2600x4680", 1, 769)
 	return out
 }

@@ -51,7 +51,7 @@ func TestMatCasesSplit(t *testing.T) {
 				if !l.WGMMA || l.Splits != want || l.Cluster != 2 {
 					t.Errorf("%s %v %s: %s, want the wgmma GEMM in %d splits, clusters of 2", mc.variant, mc.dims, k.Name, l, want)
 				}
-				if mc.variant == "res_bf16_1800x4680" && l.Grid[0] != 132 {
+				if mc.variant == "res_bf16_2600x4680" && l.Grid[0] != 132 {
 					t.Errorf("%s %s: %s, want 66 clusters of two for its 133 tiles", mc.variant, k.Name, l)
 				}
 			}

@@ -111,12 +111,20 @@ const GemmWGCluster = 2
 // memory in split order, and each block runs the epilogue of its share of
 // the tile's rows. The choice weighs a work item's time, in positions of
 // K: its share of K, GemmWGItemFixed for the ring's fill and the
-// epilogue, and GemmWGSplitReduce for the exchange of a split tile's
-// sums. A split takes at least GemmWGSplitMinK positions.
+// epilogue, and for a split tile GemmWGSplitReduce for the exchange of its
+// sums and GemmWGSplitPercent of its share's time (with every SM of the
+// grid streaming stages, each is fed more slowly). A split takes at least
+// GemmWGSplitMinK positions. Measured on an H100 at 512 tokens
+// (bench/results/2026-12-06-h200-gemm-splitk), two splits took the
+// Llama-3-8B prefill's O projection (64 tiles) from 59.8 to 42.2 µs and
+// down (64 tiles, K 14336) from 180 to 111, and gate/up (448 tiles: seven
+// rounds of 66 clusters against four of 132 blocks) from 237 to 253;
+// these constants keep the first two split and the third not.
 const (
-	GemmWGItemFixed   = 256
-	GemmWGSplitReduce = 128
-	GemmWGSplitMinK   = 256
+	GemmWGItemFixed    = 256
+	GemmWGSplitReduce  = 128
+	GemmWGSplitPercent = 115
+	GemmWGSplitMinK    = 256
 )
 
 // GemmWGSplitCounts are the split counts the wgmma GEMM takes: each
@@ -139,7 +147,7 @@ func GemmWGSplits(t Target, tiles, k int64) (splits, clusters int64) {
 		}
 		item := (k+s-1)/s + GemmWGItemFixed
 		if s > 1 {
-			item += GemmWGSplitReduce
+			item = (k+s-1)/s*GemmWGSplitPercent/100 + GemmWGItemFixed + GemmWGSplitReduce
 		}
 		if cost := (tiles + slots - 1) / slots * item; best < 0 || cost < best {
 			best, splits, clusters = cost, s, min(tiles, slots)

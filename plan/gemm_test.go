@@ -55,8 +55,10 @@ func TestGemmWGSplits(t *testing.T) {
 	for _, c := range []struct{ tiles, k, splits, clusters int64 }{
 		{96, 4096, 1, 96},     // QKV at 512 tokens
 		{64, 4096, 2, 64},     // O
-		{448, 4096, 2, 66},    // gate/up
+		{448, 4096, 1, 132},   // gate/up
 		{64, 14336, 2, 64},    // down
+		{133, 2600, 2, 66},    // two rounds unsplit, three split
+		{133, 2200, 1, 132},   // the same, K too short to gain
 		{768, 4096, 1, 132},   // QKV at 4096 tokens
 		{16, 256, 1, 16},      // a K too short to split
 		{16, 512, 2, 16},      // two splits of 256
