@@ -115,7 +115,7 @@ const GemmWGCluster = 2
 // sums and GemmWGSplitPercent of its share's time (with every SM of the
 // grid streaming stages, each is fed more slowly). A split takes at least
 // GemmWGSplitMinK positions. Measured on an H100 at 512 tokens
-// (bench/results/2026-12-06-h200-gemm-splitk), two splits took the
+// (bench/results/2026-12-06-gemm-splitk), two splits took the
 // Llama-3-8B prefill's O projection (64 tiles) from 59.8 to 42.2 µs and
 // down (64 tiles, K 14336) from 180 to 111, and gate/up (448 tiles: seven
 // rounds of 66 clusters against four of 132 blocks) from 237 to 253;
