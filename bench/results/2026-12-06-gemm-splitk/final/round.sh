@@ -12,7 +12,8 @@
 # wgmma GEMMs (f16 through the copy engine, bf16 through cp.async); its
 # RESULTS_DIR archived into
 # OUT/full.tgz every 20 s and at the end. Then fuser bench of the layer at
-# 512 and 4096 tokens, base and this tree, into OUT/prefill.tgz.
+# 512 and 4096 tokens, base and this tree, into OUT/prefill.tgz, and, time
+# left, gpu/ncu.sh over the QKV GEMM at 512 tokens into OUT/ncu.
 set -u
 t0=$(date +%s)
 here=$(cd "$(dirname "$0")" && pwd)
@@ -50,3 +51,9 @@ for side in base new; do
 	tar czf "$out/prefill.tgz" -C "$base" prefill
 done
 cp "$sum" "$out/prefill_summary.txt"
+# Where QKV's time goes at 512 tokens (its RoPE and KV-append epilogue
+# against its stages), while the call has time left.
+left=$((590 - ($(date +%s) - t0)))
+if [ "$left" -ge 60 ]; then
+	NCU_TIMEOUT=$((left - 10)) "$here/ncu.sh" "$out/ncu" k01_512:'^k01_gemm':B=1,S=512,T=0
+fi
