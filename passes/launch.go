@@ -125,6 +125,7 @@ func gemmLaunch(s *State, k *plan.Kernel, eval func(ir.Dim) int64) *plan.Launch 
 			// stride over their own tiles with these blocks.)
 			tiles := batch * ceilDiv(m, plan.GemmWGRows) * ceilDiv(n, plan.GemvCols)
 			split, clusters := plan.GemmWGSplits(s.Target, tiles, kk)
+			explainGemmWGSplit(s, k, tiles, kk, split)
 			l := &plan.Launch{Variant: plan.VariantGemm, Grid: [3]int64{clusters * split, 1, 1}, Block: plan.GemmWGThreads, SharedBytes: plan.GemmWGSharedBytes(), Launches: 1, Splits: split, Tile: [2]int64{plan.GemmWGRows, plan.GemvCols}, Stages: plan.GemmWGStages, WGMMA: true}
 			if split > 1 {
 				l.Cluster = split
@@ -166,4 +167,21 @@ func ceilDiv(a, b int64) int64 {
 func wgmmaOperands(mm *ir.Node) bool {
 	dt := mm.Args[0].Type.DType
 	return dt == mm.Args[1].Type.DType && (dt == ir.BF16 || dt == ir.F16)
+}
+
+// explainGemmWGSplit records the wgmma GEMM's split choice for kernel k
+// of tiles items over kk positions where the tiles leave SMs idle in their
+// last round and a split was possible: the rounds and item sizes
+// (plan.GemmWGSplitCost) of one split and of two.
+func explainGemmWGSplit(s *State, k *plan.Kernel, tiles, kk, split int64) {
+	r1, i1, ok1 := plan.GemmWGSplitCost(s.Target, tiles, kk, 1)
+	r2, i2, ok2 := plan.GemmWGSplitCost(s.Target, tiles, kk, 2)
+	if !ok1 || !ok2 || tiles%s.Target.SMs == 0 {
+		return
+	}
+	what := "K unsplit"
+	if split > 1 {
+		what = fmt.Sprintf("K split over clusters of %d", split)
+	}
+	s.explain(split > 1, "%s: %d tiles for %d SMs, %s (rounds × an item's positions: unsplit %d × %d, two splits %d × %d)", k.Name, tiles, s.Target.SMs, what, r1, i1, r2, i2)
 }

@@ -301,7 +301,25 @@ func TestGemmWGLaunch(t *testing.T) {
 		if n != 4 {
 			t.Errorf("%s S=%d: %d GEMM launches, want 4", tt.target.Name, tt.s, n)
 		}
+		if tt.s == 512 {
+			wantLog(t, st.Log, "launch", true, "k03_gemm_matmul_add: 64 tiles for 132 SMs, K split over clusters of 2 (rounds × an item's positions: unsplit 1 × 4352, two splits 1 × 2739)")
+			wantLog(t, st.Log, "launch", false, "k05_gemm_matmul_silu_mul: 448 tiles for 132 SMs, K unsplit (rounds × an item's positions: unsplit 4 × 4352, two splits 7 × 2739)")
+		}
 	}
+}
+
+// wantLog checks that log holds pass's decision reason, fired or not.
+func wantLog(t *testing.T, log []passes.Decision, pass string, fired bool, reason string) {
+	t.Helper()
+	for _, d := range log {
+		if d.Pass == pass && d.Reason == reason {
+			if d.Fired != fired {
+				t.Errorf("%s: %q fired %v, want %v", pass, reason, d.Fired, fired)
+			}
+			return
+		}
+	}
+	t.Errorf("%s: no decision %q", pass, reason)
 }
 
 // TestGemmWGFallbackExplained checks that a GEMM the wgmma GEMM does not

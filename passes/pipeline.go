@@ -92,7 +92,7 @@ var Fused = []Pass{
 	{Name: "kernels", Doc: "every remaining op becomes a kernel of its own; kernels ordered", Run: kernels},
 	{Name: "layout", Doc: "a value every reader reads through one permuting view is stored in the order they read it", Bound: true, Run: layout},
 	{Name: "memory", Doc: "liveness-based static arena with fixed offsets", Bound: true, Run: memory},
-	{Name: "launch", Doc: "grids and blocks; split-KV count from batch × kv-heads × context against the SMs", Bound: true, Run: launch},
+	{Name: "launch", Doc: "grids and blocks; split-KV count from batch × kv-heads × context against the SMs; split-K of GEMVs and of the wgmma GEMM where their tiles leave SMs idle", Bound: true, Run: launch},
 }
 
 // Unfused is the trivial plan: one op per kernel, from the same code, every

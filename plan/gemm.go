@@ -132,25 +132,38 @@ const (
 // described targets have slots for clusters of each.
 var GemmWGSplitCounts = []int64{1, 2}
 
+// GemmWGSplitCost is the modelled time of a wgmma GEMM launch of tiles
+// work items over k positions on t in s splits: rounds of resident
+// clusters times an item's positions (see GemmWGItemFixed); ok is false
+// where the target has no slots for such clusters or a split would take
+// fewer than GemmWGSplitMinK positions.
+func GemmWGSplitCost(t Target, tiles, k, s int64) (rounds, item int64, ok bool) {
+	slots := t.ResidentClusters(s)
+	if slots <= 0 || tiles <= 0 || s < 1 || (s > 1 && k < s*GemmWGSplitMinK) {
+		return 0, 0, false
+	}
+	item = (k+s-1)/s + GemmWGItemFixed
+	if s > 1 {
+		item = (k+s-1)/s*GemmWGSplitPercent/100 + GemmWGItemFixed + GemmWGSplitReduce
+	}
+	return (tiles + slots - 1) / slots, item, true
+}
+
 // GemmWGSplits is the split count of a wgmma GEMM launch of tiles work
 // items over k positions on t, and the clusters of that many blocks its
-// persistent grid takes: the count among GemmWGSplitCounts whose rounds of
-// resident clusters (Target.ResidentClusters) take the least time, ties
-// to fewer splits. One split takes a block an SM, at most one a tile.
+// persistent grid takes: the count among GemmWGSplitCounts of the least
+// GemmWGSplitCost, ties to fewer splits. One split takes a block an SM, at
+// most one a tile.
 func GemmWGSplits(t Target, tiles, k int64) (splits, clusters int64) {
 	splits, clusters = 1, min(tiles, t.SMs)
 	best := int64(-1)
 	for _, s := range GemmWGSplitCounts {
-		slots := t.ResidentClusters(s)
-		if slots <= 0 || tiles <= 0 || (s > 1 && k < s*GemmWGSplitMinK) {
+		rounds, item, ok := GemmWGSplitCost(t, tiles, k, s)
+		if !ok {
 			continue
 		}
-		item := (k+s-1)/s + GemmWGItemFixed
-		if s > 1 {
-			item = (k+s-1)/s*GemmWGSplitPercent/100 + GemmWGItemFixed + GemmWGSplitReduce
-		}
-		if cost := (tiles + slots - 1) / slots * item; best < 0 || cost < best {
-			best, splits, clusters = cost, s, min(tiles, slots)
+		if cost := rounds * item; best < 0 || cost < best {
+			best, splits, clusters = cost, s, min(tiles, t.ResidentClusters(s))
 		}
 	}
 	return splits, clusters

@@ -70,6 +70,23 @@ func TestGemmWGSplits(t *testing.T) {
 			t.Errorf("%d tiles, K %d: %d splits, %d clusters; want %d, %d", c.tiles, c.k, s, n, c.splits, c.clusters)
 		}
 	}
+	for _, c := range []struct {
+		t            Target
+		tiles, k, s  int64
+		rounds, item int64
+		ok           bool
+	}{
+		{H200, 64, 4096, 1, 1, 4352, true},
+		{H200, 64, 4096, 2, 1, 2048*115/100 + 256 + 128, true},
+		{H200, 448, 4096, 2, 7, 2048*115/100 + 256 + 128, true},
+		{H200, 64, 511, 2, 0, 0, false},  // a split under 256 positions
+		{A100, 64, 4096, 2, 0, 0, false}, // no cluster slots
+		{H200, 0, 4096, 1, 0, 0, false},
+	} {
+		if r, i, ok := GemmWGSplitCost(c.t, c.tiles, c.k, c.s); r != c.rounds || i != c.item || ok != c.ok {
+			t.Errorf("%s, %d tiles, K %d, %d splits: %d rounds of %d, ok %v; want %d of %d, %v", c.t.Name, c.tiles, c.k, c.s, r, i, ok, c.rounds, c.item, c.ok)
+		}
+	}
 	if s, n := GemmWGSplits(A100, 16, 14336); s != 1 || n != 16 {
 		t.Errorf("A100, 16 tiles: %d splits, %d clusters; want unsplit, 16", s, n)
 	}
