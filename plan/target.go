@@ -35,7 +35,7 @@ type Target struct {
 	// cudaOccupancyMaxActiveClusters), where measured; 0 elsewhere. A
 	// cluster's blocks share a GPC, whose SM count is not a multiple of
 	// every c, so the count can be below SMs / c (ResidentClusters).
-	ClusterSlots [9]int64 `json:",omitempty"`
+	ClusterSlots [9]int64
 }
 
 // The described targets. H200 is the default.

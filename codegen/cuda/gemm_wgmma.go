@@ -225,16 +225,19 @@ func (g *gemmModel) gemmWGSplits() int64 {
 // runs their epilogue; it arrives at the cluster barrier once its reads
 // of the other blocks are done, and waits there at the item's end, so
 // that no block's next stages (or its exit) overwrite sums another block
-// still reads.
+// still reads. Unsplit (S 1: a launch not in the plan's clusters, whose
+// blocks take items apart), no block meets another.
 func (g *gemmModel) emitGemmWGReduce(w *writer) {
+	w.line("const int share = %d / S, m0 = min(mr, rank * share), m1 = min(mr, m0 + share);", plan.GemmWGRows)
+	w.open("if (S > 1) {")
 	w.line("fz_cluster_arrive();")
 	w.line("fz_cluster_wait();")
-	w.line("const int share = %d / S, m0 = min(mr, rank * share), m1 = min(mr, m0 + share);", plan.GemmWGRows)
-	w.line("if (S > 1) fz_gemm_wg_reduce<%d>(res, %d, S, m0, m1);", gemvRowTN, gemmWGResStride)
+	w.line("fz_gemm_wg_reduce<%d>(res, %d, S, m0, m1);", gemvRowTN, gemmWGResStride)
 	w.line("fz_cluster_arrive();")
+	w.close()
 	w.line("__syncthreads();")
 	g.emitTileEpilogue(w, false, ixc(0), gemmWGResStride, gemmWGEpiBatch, gemmWGThreads/32, "m0", "m1")
-	w.line("fz_cluster_wait();")
+	w.line("if (S > 1) fz_cluster_wait();")
 	w.line("__syncthreads();")
 	w.close()
 	w.close()
