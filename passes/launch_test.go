@@ -244,7 +244,7 @@ func TestGemvTensorCoreLaunch(t *testing.T) {
 }
 
 // TestGemmWGLaunch checks the GEMM launches of the Llama-3-8B prefill
-// layer: on the H200 the wgmma GEMM (256 threads, eight stages of 32
+// layer: on the H200 the wgmma GEMM (256 threads, four stages of 64
 // positions of a 256-column weight tile and 128 rows in dynamic shared
 // memory, aligned to 1024 bytes) on a persistent grid of at most one block
 // an SM, unsplit in clusters of two where its 128x256 tiles fill the SMs
@@ -294,7 +294,7 @@ func TestGemmWGLaunch(t *testing.T) {
 			}
 			w := tt.want[n-1]
 			cluster := max(w.splits, 2)
-			if !l.WGMMA || l.Block != 256 || l.Grid != [3]int64{w.grid, 1, 1} || l.Splits != w.splits || l.Cluster != cluster || l.SharedBytes != 8*(32*256*2+128*32*2)+1024 || l.Stages != 8 || l.Tile != [2]int64{128, 256} {
+			if !l.WGMMA || l.Block != 256 || l.Grid != [3]int64{w.grid, 1, 1} || l.Splits != w.splits || l.Cluster != cluster || l.SharedBytes != 4*(64*256*2+128*64*2)+1024 || l.Stages != 4 || l.Tile != [2]int64{128, 256} {
 				t.Errorf("%s S=%d %s: %s, %d bytes, tile %v, %d stages: want the wgmma GEMM, grid %d, %d splits, clusters of %d", tt.target.Name, tt.s, k.Name, l, l.SharedBytes, l.Tile, l.Stages, w.grid, w.splits, cluster)
 			}
 		}

@@ -83,14 +83,14 @@ func GemvSharedBytes(m int64, wgmma bool) int64 {
 // and streams K through a ring of GemmWGStages stages of GemmWGK
 // positions, the weight tile then the rows (GemmWGStageBytes): the weight
 // in the wgmma GEMV's layout, the rows in it or, where the tensor copy
-// engine fills the stage, a row's positions together, 64-byte swizzled; the
+// engine fills the stage, a row's positions together, 128-byte swizzled; the
 // ring starts GemvWGAlign-byte aligned, and the tile's f32 sums reuse it
 // once it drains.
 const (
 	GemmWGThreads    = 256
 	GemmWGRows       = 128
-	GemmWGK          = 32
-	GemmWGStages     = 8
+	GemmWGK          = 64
+	GemmWGStages     = 4
 	GemmWGStageBytes = GemmWGK*GemvCols*2 + GemmWGRows*GemmWGK*2
 )
 

@@ -15,8 +15,8 @@ import (
 // wgmma GEMV's loop at 128 rows: thread 0 copies a stage through the
 // tensor copy engine where the operands allow it (gemmWGTMA and the
 // launch's checks), every thread its share by cp.async elsewhere, and a
-// stage's wgmmas run while the next is waited for and the one after is
-// issued, a block barrier a stage guarding the refills; the tile's sums
+// stage's wgmmas run while the block meets the barrier that guards the
+// refill of the stage before it (wgRing.emitTMALoop); the tile's sums
 // go through shared memory to the GEMV's tile epilogue. An unsplit launch
 // puts the blocks in clusters of two (plan.GemmWGCluster), which the
 // kernel does not read; a launch whose tiles leave SMs idle splits K over
@@ -41,7 +41,7 @@ const (
 	gemmWGEpiBatch = 32
 	// gemmTMARowBytes is a row's positions of a stage as the copy engine
 	// lays them: one box of GemmWGK positions by GemmWGRows rows, row n at
-	// n * 64, 64-byte swizzled (16-byte chunk c at chunk c ^ (n / 2 % 4)),
+	// n * 128, 128-byte swizzled (16-byte chunk c at chunk c ^ (n % 8)),
 	// so that every row is read from L2 as whole 32-byte sectors;
 	// gemmTMAAtom is the swizzle's atom, 8 rows (the descriptor's stride),
 	// and gemmTMAKStep a k16 slice's step along a row, in descriptor units
@@ -255,7 +255,7 @@ func (g *gemmModel) emitGemmWGTMAState(w *writer) {
 	w.line("if (tid == 0) for (int i = 0; i < %d; i++) fz_mbar_init(tb + 8 * i, 1);", plan.GemmWGStages)
 	w.line("u32 ph = 0;")
 	w.line("bool tma = false, decided = false;")
-	w.line("const u64 dbt = fz_wg_desc(rb + %d, 16, %d, 2);", gemmWGWeightBytes, gemmTMAAtom)
+	w.line("const u64 dbt = fz_wg_desc(rb + %d, 16, %d, 1);", gemmWGWeightBytes, gemmTMAAtom)
 }
 
 // emitGemmWGTMA writes, inside the item loop, the launch's decision (at its
@@ -271,7 +271,7 @@ func (g *gemmModel) emitGemmWGTMAState(w *writer) {
 // then builds the two maps: the weight's, K rows of its N columns, in
 // boxes of 64 columns by GemmWGK rows landing 128-byte swizzled, as the
 // copies lay them; the left operand's, its rows of kv positions, in one
-// box of a stage's GemmWGK positions by GemmWGRows rows landing 64-byte
+// box of a stage's GemmWGK positions by GemmWGRows rows landing 128-byte
 // swizzled (gemmTMARowBytes). Positions past kv, rows past the operand
 // and columns past N land as zeros; a 64-slot group whose first column is
 // past N (scol -1) is asked for at column N. The weight's row stride is
@@ -303,7 +303,7 @@ func (g *gemmModel) emitGemmWGTMA(w *writer, batch []ix, split bool) error {
 	w.line("tma = __syncthreads_and(ok);")
 	w.open("if (tma && tid < 32) {")
 	w.line("fz_tmap2d_build<3>(tms[0], fz_gemm_tslot(0), wbase, (u32)nw, (u32)kv, (u64)(wrs * 2), 64, %d);", plan.GemmWGK)
-	w.line("fz_tmap2d_build<2>(tms[1], fz_gemm_tslot(1), a0, (u32)kv, (u32)MR_, (u64)(lda * 2), %d, %d);", plan.GemmWGK, plan.GemmWGRows)
+	w.line("fz_tmap2d_build<3>(tms[1], fz_gemm_tslot(1), a0, (u32)kv, (u32)MR_, (u64)(lda * 2), %d, %d);", plan.GemmWGK, plan.GemmWGRows)
 	w.line("if (tid == 0) { fz_tmap_acquire(fz_gemm_tslot(0)); fz_tmap_acquire(fz_gemm_tslot(1)); }")
 	w.close()
 	w.close()

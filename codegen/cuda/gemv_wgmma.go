@@ -88,9 +88,10 @@ func (g *gemmModel) emitGemvWGMMA(w *writer) error {
 // wgRing is the stage loop of the wgmma GEMV and GEMM: issue(st, offset)
 // copies stage st (the caller's lambda, each thread its share by
 // cp.async), and descriptors da and db address the first stage's weight
-// groups of this warpgroup and its rows. stages - 2 stages are in flight
-// ahead of the one multiplied; a stage is refilled two steps after it was
-// read, once the wgmma wait of the step between has retired it. The sums,
+// groups of this warpgroup and its rows. In the cp.async loop stages - 2
+// stages are in flight ahead of the one multiplied; a stage is refilled
+// two steps after it was read, once the wgmma wait of the step between
+// has retired it (emitTMALoop keeps one more in flight). The sums,
 // nb n8 tiles of rows, end in res, stride floats a row.
 type wgRing struct {
 	stages, stageBytes, rows int
@@ -143,11 +144,14 @@ func (r wgRing) emitCopyLoop(w *writer) {
 // tensor copy engine (issueT(st, offset, barrier)), each stage completing
 // on its mbarrier of tbar (shared address tb, 8 bytes a stage, parities in
 // ph), its rows read through descriptor dbt, through the last stage's
-// wgmmas. The barrier after a stage's wait is the refill's guard, as in
-// emitCopyLoop; thread 0 fences the proxies first, since the ring last held
-// the previous tile's sums.
+// wgmmas. stages - 1 stages are in flight ahead of the one multiplied: a
+// step issues its stage's wgmmas, retires the previous stage's (wgmma
+// wait), and only then meets the block barrier that lets thread 0 refill
+// that stage, so that the tensor cores hold a stage of work while the
+// warps wait there. Thread 0 fences the proxies before the first copies,
+// since the ring last held the previous tile's sums.
 func (r wgRing) emitTMALoop(w *writer) {
-	ahead, sb := r.stages-2, r.stageBytes
+	ahead, sb := r.stages-1, r.stageBytes
 	w.open("if (tid == 0) {")
 	w.line("fz_fence_proxy_async();")
 	w.line("for (int s = 0; s < %d; s++) if (s < %s) issueT(s, s * %d, tb + 8 * s);", ahead, r.count, sb)
@@ -156,10 +160,10 @@ func (r wgRing) emitTMALoop(w *writer) {
 	w.open("for (%s st = 0; st < %s; st++) {", r.counter, r.count)
 	w.line("fz_mbar_wait(tb + 8 * rsl, (ph >> rsl) & 1u);")
 	w.line("ph ^= 1u << rsl;")
-	w.line("__syncthreads();")
-	w.line("if (tid == 0 && st + %d < %s) issueT(st + %d, wso, tb + 8 * wsl);", ahead, r.count, ahead)
 	w.line("fz_gemv_wg_stage<%s, %v>(acc, da + (rso >> 4), dbt + (rso >> 4), %d, %d);", r.nb, r.bf16, r.rows, gemmTMAKStep)
 	w.line("fz_wgmma_wait<1>();")
+	w.line("__syncthreads();")
+	w.line("if (tid == 0 && st + %d < %s) issueT(st + %d, wso, tb + 8 * wsl);", ahead, r.count, ahead)
 	r.advance(w)
 	w.line("rsl = rsl == %d ? 0 : rsl + 1;", r.stages-1)
 	w.line("wsl = wsl == %d ? 0 : wsl + 1;", r.stages-1)
