@@ -40,6 +40,9 @@ type segment struct {
 	// interact): runLen is N.
 	symN bool
 	key  string
+	// codeBytes is the source size of the segment's epilogue function
+	// body, a measure of its element's code (set by emitSegmentFuncs).
+	codeBytes int
 }
 
 func (s *segment) bases() int64 { return s.runLen * s.nRuns }

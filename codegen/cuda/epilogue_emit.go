@@ -134,11 +134,13 @@ func (ep *epilogue) sampleBases(s *segment) []int64 {
 
 // emitSegmentFuncs writes one device function per segment running the
 // epilogue of a cluster: row r of unit ub, base column c0, the cluster's
-// values ev[q], nv existing columns.
+// values ev[q], nv existing columns; it records each body's size
+// (segment.codeBytes).
 func (g *gemmModel) emitSegmentFuncs(w *writer) error {
 	ep := g.epi
 	for si := range ep.segs {
 		w.open("FZ_DEV void @BODY@_epi%d(%s, const i64 ub, const i64 r, const i64 c0, const float* ev, const i64 nv) {", si, g.k.signature(false))
+		start := w.b.Len()
 		row := g.coords(w, "oc", ixv("ub"), ixv("r"))
 		var vals []string
 		for q := range ep.segs[si].offs {
@@ -151,6 +153,7 @@ func (g *gemmModel) emitSegmentFuncs(w *writer) error {
 		if err := ep.emitEpilogue(w, si, row, "c0", vals, nv); err != nil {
 			return err
 		}
+		ep.segs[si].codeBytes = w.b.Len() - start
 		w.close()
 	}
 	return nil

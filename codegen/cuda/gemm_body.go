@@ -167,7 +167,7 @@ func (g *gemmModel) emitTileEpilogue(w *writer, split bool, per ix, stride, batc
 			}
 			if batch > 0 {
 				w.open("if (u * %d + %d <= %s) {", wd, wd, g.segBases(sg))
-				w.line("#pragma unroll %d", max(1, batch/int((wd+31)/32)))
+				w.line("#pragma unroll %d", tileEpiRowUnroll(sg, batch, wd))
 				w.open("for (int m = %s + (threadIdx.x >> 5); m < %s; m += %d) {", m0, m1, warps)
 				w.line("#pragma unroll")
 				w.open("for (int j = threadIdx.x & 31; j < %d; j += 32) {", wd)
@@ -189,6 +189,32 @@ func (g *gemmModel) emitTileEpilogue(w *writer, split bool, per ix, stride, batc
 	}
 	w.close()
 }
+
+// tileEpiRowUnroll is the rows a thread of the tile epilogue's batch loop
+// takes an unrolled step in segment sg (wd slots a row, whole rows of 32
+// lanes unrolled within): batch elements' worth, so that their loads (a
+// residual, a bias) are in flight together, unless the unrolled step's
+// element code would pass tileEpiCode bytes of source (sg.codeBytes a
+// function body); then as many rows as fit, one at least.
+func tileEpiRowUnroll(sg *segment, batch int, wd int64) int {
+	per := int((wd + 31) / 32)
+	rows := max(1, batch/per)
+	if code := sg.codeBytes * per; code > 0 {
+		rows = min(rows, max(1, tileEpiCode/code))
+	}
+	return rows
+}
+
+// tileEpiCode bounds the source of a tile epilogue's unrolled step.
+// Unrolled eight rows deep, the Llama-3-8B prefill's QKV epilogue (RoPE
+// and the KV append, 750-860 bytes an element) ran as straight-line code
+// the warps stalled fetching (ncu's no-instruction stalls, 28% of the
+// kernel's samples at 512 tokens on the H200); two rows deep it took 71
+// to 59 µs at 512 tokens and 352 to 338 at 4096 on an H100. The SwiGLU of
+// gate/up (205 bytes) lost 5% at 4096 tokens at two rows against eight,
+// and the residual adds (246 bytes, four rows) keep their batch
+// (bench/results/2026-12-06-gemm-k64).
+const tileEpiCode = 8192
 
 // gemvEpiBatch is the elements a thread of a split GEMV's epilogue takes at
 // once: their partials are read from L2 together, before the first of

@@ -1,12 +1,15 @@
 package cuda
 
 import (
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/fuser-dev/fuser/frontend"
 	"github.com/fuser-dev/fuser/passes"
 	"github.com/fuser-dev/fuser/plan"
+	"github.com/fuser-dev/fuser/specs"
 )
 
 // TestGemmWGMMARefusal checks what GemmWGMMA, the launch pass's question,
@@ -67,4 +70,53 @@ func launchedModel(t *testing.T, p *plan.Plan, k *plan.Kernel) *gemmModel {
 		t.Fatal(err)
 	}
 	return gm
+}
+
+// TestTileEpiRowUnroll checks the rows the wgmma GEMM's tile epilogue
+// unrolls in the Llama-3-8B prefill at 512 tokens: QKV's RoPE segments
+// (q and k) two, their element code bounding the step (tileEpiCode); its
+// KV append of v four and gate/up's SwiGLU eight, as their batch of 32
+// elements takes (four and eight whole-row steps of 32 lanes); the output
+// and down projections' residual adds four.
+func TestTileEpiRowUnroll(t *testing.T) {
+	file, src, ok := specs.Source("llama3_8b")
+	if !ok {
+		t.Fatal("no spec llama3_8b")
+	}
+	g, err := frontend.Parse(file, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := passes.Run(g, passes.Fused, passes.Options{Dims: map[string]int64{"B": 1, "S": 512, "T": 0}, Target: plan.H200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{
+		"k01_gemm_matmul_rope_append": {"2", "2", "4"},
+		"k03_gemm_matmul_add":         {"4"},
+		"k05_gemm_matmul_silu_mul":    {"8"},
+		"k06_gemm_matmul_add":         {"4"},
+	}
+	re := regexp.MustCompile(`#pragma unroll (\d+)\n\s*for \(int m = `)
+	for _, pk := range st.Plan.Kernels {
+		w, ok := want[pk.Name]
+		if !ok {
+			continue
+		}
+		delete(want, pk.Name)
+		_, gen, err := generateKernel(st.Plan, pk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, m := range re.FindAllStringSubmatch(gen.helpers, -1) {
+			got = append(got, m[1])
+		}
+		if !slices.Equal(got, w) {
+			t.Errorf("%s: tile epilogue row unrolls %v, want %v", pk.Name, got, w)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("kernels not planned: %v", want)
+	}
 }
