@@ -107,7 +107,7 @@ func matCases() []struct {
 	// aligned only): 16 rows, K not a multiple of the 16-row step, split-K
 	add("swiglu_f16_776x136", 2, 8)
 	// The wgmma GEMM (sm_90a) at rows no 128-row tile divides: K past the
-	// last whole 32-position stage (4104, 1000, 776, 1032), a partial
+	// last whole 64-position stage (4104, 1000, 776, 1032), a partial
 	// column tile (120, 136, 200), SwiGLU halves in one tile (bf16 and
 	// f16); more tiles than blocks, over two groups of row blocks, at 2500
 	// rows by 2560 columns; the tensor copy engine's stages in bf16 and
@@ -117,8 +117,8 @@ func matCases() []struct {
 	// aligned (the CUDA-core fallback). Where the wgmma GEMM's tiles leave
 	// SMs idle and K is long (all its cases but 136x2560), K is split over
 	// the blocks of clusters of two (plan.GemmWGSplits); at 769 rows by
-	// 4680 columns, 133 tiles over K of 2600, each cluster takes two or
-	// three tiles in turn.
+	// 4680 columns, 133 tiles over K of 2600, 132 run unsplit, a block
+	// each, and the last is split over a cluster (plan.Launch.SplitTail).
 	add("res_bf16_4104x120", 3, 100)
 	add("swiglu_bf16_1000x1000", 1, 129)
 	add("swiglu_f16_776x136", 2, 100)

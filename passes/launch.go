@@ -124,9 +124,9 @@ func gemmLaunch(s *State, k *plan.Kernel, eval func(ir.Dim) int64) *plan.Launch 
 			// takes when the operands fail its checks at run time,
 			// stride over their own tiles with these blocks.)
 			tiles := batch * ceilDiv(m, plan.GemmWGRows) * ceilDiv(n, plan.GemvCols)
-			split, clusters := plan.GemmWGSplits(s.Target, tiles, kk)
-			explainGemmWGSplit(s, k, tiles, kk, split)
-			l := &plan.Launch{Variant: plan.VariantGemm, Grid: [3]int64{clusters * split, 1, 1}, Block: plan.GemmWGThreads, SharedBytes: plan.GemmWGSharedBytes(), Launches: 1, Splits: split, Tile: [2]int64{plan.GemmWGRows, plan.GemvCols}, Stages: plan.GemmWGStages, WGMMA: true}
+			split, clusters, tail := plan.GemmWGSplits(s.Target, tiles, kk)
+			explainGemmWGSplit(s, k, tiles, kk, split, tail)
+			l := &plan.Launch{Variant: plan.VariantGemm, Grid: [3]int64{clusters * split, 1, 1}, Block: plan.GemmWGThreads, SharedBytes: plan.GemmWGSharedBytes(), Launches: 1, Splits: split, SplitTail: tail, Tile: [2]int64{plan.GemmWGRows, plan.GemvCols}, Stages: plan.GemmWGStages, WGMMA: true}
 			if split > 1 {
 				l.Cluster = split
 			} else if c := int64(plan.GemmWGCluster); s.Target.TMA && s.Target.ResidentClusters(c) > 0 {
@@ -173,15 +173,22 @@ func wgmmaOperands(mm *ir.Node) bool {
 // of tiles items over kk positions where the tiles leave SMs idle in their
 // last round and a split was possible: the rounds and item sizes
 // (plan.GemmWGSplitCost) of one split and of two.
-func explainGemmWGSplit(s *State, k *plan.Kernel, tiles, kk, split int64) {
+func explainGemmWGSplit(s *State, k *plan.Kernel, tiles, kk, split int64, tail bool) {
 	r1, i1, ok1 := plan.GemmWGSplitCost(s.Target, tiles, kk, 1)
 	r2, i2, ok2 := plan.GemmWGSplitCost(s.Target, tiles, kk, 2)
 	if !ok1 || !ok2 || tiles%s.Target.SMs == 0 {
 		return
 	}
 	what := "K unsplit"
-	if split > 1 {
+	switch {
+	case tail:
+		what = fmt.Sprintf("K split over clusters of %d in the last round", split)
+	case split > 1:
 		what = fmt.Sprintf("K split over clusters of %d", split)
 	}
-	s.explain(split > 1, "%s: %d tiles for %d SMs, %s (rounds × an item's positions: unsplit %d × %d, two splits %d × %d)", k.Name, tiles, s.Target.SMs, what, r1, i1, r2, i2)
+	last := "no split last round"
+	if c, ok := plan.GemmWGTailCost(s.Target, tiles, kk); ok {
+		last = fmt.Sprintf("split last round %d", c)
+	}
+	s.explain(split > 1, "%s: %d tiles for %d SMs, %s (rounds × an item's positions: unsplit %d × %d, two splits %d × %d; %s)", k.Name, tiles, s.Target.SMs, what, r1, i1, r2, i2, last)
 }

@@ -249,27 +249,32 @@ func TestGemvTensorCoreLaunch(t *testing.T) {
 // memory, aligned to 1024 bytes) on a persistent grid of at most one block
 // an SM, unsplit in clusters of two where its 128x256 tiles fill the SMs
 // (an even count of blocks, at most one a tile), K split over clusters of
-// two where they leave SMs idle (plan.GemmWGSplits); on the A100 the
+// two where they leave SMs idle, or only the last round's tiles split
+// (plan.GemmWGSplits); on the A100 the
 // mma.sync tiles. The gemms are QKV (K 4096, 6144 columns), O (4096, 4096),
 // gate/up (4096, 28672) and down (14336, 4096).
 func TestGemmWGLaunch(t *testing.T) {
 	g := load(t, "llama3_8b")
-	type want struct{ grid, splits int64 }
+	type want struct {
+		grid, splits int64
+		tail         bool
+	}
 	for _, tt := range []struct {
 		target plan.Target
 		s      int64
 		want   []want
 	}{
-		// 768, 512, 3584 and 512 tiles: every SM busy.
-		{plan.H200, 4096, []want{{132, 1}, {132, 1}, {132, 1}, {132, 1}}},
+		// 768, 512, 3584 and 512 tiles: every SM busy; gate/up's last
+		// round of 20 tiles split.
+		{plan.H200, 4096, []want{{132, 1, false}, {132, 1, false}, {132, 2, true}, {132, 1, false}}},
 		// 96, 64, 448 and 64 tiles: QKV's 96 take 96 SMs once, in two
 		// splits they would take 66 clusters twice; gate/up's 448 take
-		// four rounds unsplit, seven of half the K split (slower, as
-		// measured).
-		{plan.H200, 512, []want{{96, 1}, {128, 2}, {132, 1}, {128, 2}}},
+		// three rounds unsplit and its last 52 split (seven rounds of
+		// half the K split were slower, as measured).
+		{plan.H200, 512, []want{{96, 1, false}, {128, 2, false}, {132, 2, true}, {128, 2, false}}},
 		// 24, 16, 112 and 16 tiles: gate/up's 112 take the SMs once
 		// unsplit, twice split.
-		{plan.H200, 100, []want{{48, 2}, {32, 2}, {112, 1}, {32, 2}}},
+		{plan.H200, 100, []want{{48, 2, false}, {32, 2, false}, {112, 1, false}, {32, 2, false}}},
 		{plan.A100, 4096, nil},
 	} {
 		st, err := passes.Run(g, passes.Fused, passes.Options{Dims: map[string]int64{"B": 1, "S": tt.s, "T": 0}, Target: tt.target})
@@ -294,7 +299,7 @@ func TestGemmWGLaunch(t *testing.T) {
 			}
 			w := tt.want[n-1]
 			cluster := max(w.splits, 2)
-			if !l.WGMMA || l.Block != 256 || l.Grid != [3]int64{w.grid, 1, 1} || l.Splits != w.splits || l.Cluster != cluster || l.SharedBytes != 4*(64*256*2+128*64*2)+1024 || l.Stages != 4 || l.Tile != [2]int64{128, 256} {
+			if !l.WGMMA || l.Block != 256 || l.Grid != [3]int64{w.grid, 1, 1} || l.Splits != w.splits || l.SplitTail != w.tail || l.Cluster != cluster || l.SharedBytes != 4*(64*256*2+128*64*2)+1024 || l.Stages != 4 || l.Tile != [2]int64{128, 256} {
 				t.Errorf("%s S=%d %s: %s, %d bytes, tile %v, %d stages: want the wgmma GEMM, grid %d, %d splits, clusters of %d", tt.target.Name, tt.s, k.Name, l, l.SharedBytes, l.Tile, l.Stages, w.grid, w.splits, cluster)
 			}
 		}
@@ -302,8 +307,8 @@ func TestGemmWGLaunch(t *testing.T) {
 			t.Errorf("%s S=%d: %d GEMM launches, want 4", tt.target.Name, tt.s, n)
 		}
 		if tt.s == 512 {
-			wantLog(t, st.Log, "launch", true, "k03_gemm_matmul_add: 64 tiles for 132 SMs, K split over clusters of 2 (rounds × an item's positions: unsplit 1 × 4352, two splits 1 × 2739)")
-			wantLog(t, st.Log, "launch", false, "k05_gemm_matmul_silu_mul: 448 tiles for 132 SMs, K unsplit (rounds × an item's positions: unsplit 4 × 4352, two splits 7 × 2739)")
+			wantLog(t, st.Log, "launch", true, "k03_gemm_matmul_add: 64 tiles for 132 SMs, K split over clusters of 2 (rounds × an item's positions: unsplit 1 × 4352, two splits 1 × 2739; no split last round)")
+			wantLog(t, st.Log, "launch", true, "k05_gemm_matmul_silu_mul: 448 tiles for 132 SMs, K split over clusters of 2 in the last round (rounds × an item's positions: unsplit 4 × 4352, two splits 7 × 2739; split last round 15795)")
 		}
 	}
 }

@@ -149,12 +149,36 @@ func GemmWGSplitCost(t Target, tiles, k, s int64) (rounds, item int64, ok bool) 
 	return (tiles + slots - 1) / slots, item, true
 }
 
+// GemmWGTailCost is the modelled time of a wgmma GEMM launch of tiles
+// work items over k positions on t that runs whole rounds of unsplit
+// tiles on every block of its clusters of GemmWGCluster and splits the
+// tiles left, one cluster each: the rounds times an unsplit item's
+// positions and a split item's (GemmWGSplitCost). ok is false where
+// there are no whole rounds, no tiles left, more tiles left than
+// clusters, or no split of k.
+func GemmWGTailCost(t Target, tiles, k int64) (cost int64, ok bool) {
+	clusters := t.ResidentClusters(GemmWGCluster)
+	blocks := clusters * GemmWGCluster
+	_, item, ok1 := GemmWGSplitCost(t, tiles, k, 1)
+	_, split, ok2 := GemmWGSplitCost(t, tiles, k, GemmWGCluster)
+	if !ok1 || !ok2 || blocks <= 0 {
+		return 0, false
+	}
+	rounds, left := tiles/blocks, tiles%blocks
+	if rounds == 0 || left == 0 || left > clusters {
+		return 0, false
+	}
+	return rounds*item + split, true
+}
+
 // GemmWGSplits is the split count of a wgmma GEMM launch of tiles work
-// items over k positions on t, and the clusters of that many blocks its
-// persistent grid takes: the count among GemmWGSplitCounts of the least
-// GemmWGSplitCost, ties to fewer splits. One split takes a block an SM, at
-// most one a tile.
-func GemmWGSplits(t Target, tiles, k int64) (splits, clusters int64) {
+// items over k positions on t, the clusters of that many blocks its
+// persistent grid takes, and whether it splits only its last round's
+// tiles: the least of GemmWGSplitCost over GemmWGSplitCounts and
+// GemmWGTailCost (ties to fewer splits, then to splitting every tile).
+// One split takes a block an SM, at most one a tile; a split last round
+// takes clusters of GemmWGCluster blocks (the split count) on every SM.
+func GemmWGSplits(t Target, tiles, k int64) (splits, clusters int64, tail bool) {
 	splits, clusters = 1, min(tiles, t.SMs)
 	best := int64(-1)
 	for _, s := range GemmWGSplitCounts {
@@ -166,7 +190,10 @@ func GemmWGSplits(t Target, tiles, k int64) (splits, clusters int64) {
 			best, splits, clusters = cost, s, min(tiles, t.ResidentClusters(s))
 		}
 	}
-	return splits, clusters
+	if cost, ok := GemmWGTailCost(t, tiles, k); ok && cost < best {
+		return GemmWGCluster, t.ResidentClusters(GemmWGCluster), true
+	}
+	return splits, clusters, false
 }
 
 // GemmWGSharedBytes is the dynamic shared memory of a wgmma GEMM launch:

@@ -34,40 +34,63 @@ func TestGemvSplits(t *testing.T) {
 // clusters than tiles or than the target runs at once, a split count the
 // target has slots for and whose shares of K are at least GemmWGSplitMinK,
 // unsplit wherever the tiles fill whole rounds of the SMs (and on the
-// A100, which has no cluster slots described);
-// and the choices of the Llama-3-8B prefill's GEMMs on the H200.
+// A100, which has no cluster slots described), a split last round only
+// after whole rounds and with no more tiles left than clusters; and the
+// choices of the Llama-3-8B prefill's GEMMs on the H200.
 func TestGemmWGSplits(t *testing.T) {
 	for _, tg := range []Target{H200, A100} {
 		for tiles := int64(1); tiles <= 1000; tiles += 1 + tiles/9 {
 			for k := int64(16); k <= 20000; k += 1 + k/3 {
-				s, c := GemmWGSplits(tg, tiles, k)
+				s, c, tail := GemmWGSplits(tg, tiles, k)
 				switch {
-				case c < 1 || c > tiles || c > tg.ResidentClusters(s):
+				case c < 1 || c > tg.ResidentClusters(s) || !tail && c > tiles:
 					t.Fatalf("%s, %d tiles, K %d: %d clusters of %d", tg.Name, tiles, k, c, s)
 				case s > 1 && k < s*GemmWGSplitMinK:
 					t.Fatalf("%s, %d tiles, K %d: %d splits", tg.Name, tiles, k, s)
 				case s > 1 && tiles%tg.SMs == 0:
 					t.Fatalf("%s, %d tiles, K %d: %d splits, though the tiles fill the SMs", tg.Name, tiles, k, s)
+				case tail && (s != GemmWGCluster || tiles <= s*c || tiles%(s*c) > c):
+					t.Fatalf("%s, %d tiles, K %d: the last round split over %d clusters of %d", tg.Name, tiles, k, c, s)
 				}
 			}
 		}
 	}
-	for _, c := range []struct{ tiles, k, splits, clusters int64 }{
-		{96, 4096, 1, 96},     // QKV at 512 tokens
-		{64, 4096, 2, 64},     // O
-		{448, 4096, 1, 132},   // gate/up
-		{64, 14336, 2, 64},    // down
-		{133, 2600, 2, 66},    // two rounds unsplit, three split
-		{133, 2200, 1, 132},   // the same, K too short to gain
-		{768, 4096, 1, 132},   // QKV at 4096 tokens
-		{16, 256, 1, 16},      // a K too short to split
-		{16, 512, 2, 16},      // two splits of 256
-		{3584, 4096, 1, 132},  // gate/up at 4096 tokens
-		{512, 14336, 1, 132},  // down at 4096 tokens
-		{132, 100000, 1, 132}, // one full round
+	for _, c := range []struct {
+		tiles, k, splits, clusters int64
+		tail                       bool
+	}{
+		{96, 4096, 1, 96, false},     // QKV at 512 tokens
+		{64, 4096, 2, 64, false},     // O
+		{448, 4096, 2, 66, true},     // gate/up: three rounds, then 52 split
+		{64, 14336, 2, 64, false},    // down
+		{133, 2600, 2, 66, true},     // one round, then one tile split
+		{200, 600, 1, 132, false},    // 68 left for 66 clusters: two rounds unsplit
+		{768, 4096, 1, 132, false},   // QKV at 4096 tokens: 108 left for 66 clusters
+		{16, 256, 1, 16, false},      // a K too short to split
+		{16, 512, 2, 16, false},      // two splits of 256
+		{3584, 4096, 2, 66, true},    // gate/up at 4096 tokens: 20 left
+		{512, 14336, 1, 132, false},  // down at 4096 tokens
+		{132, 100000, 1, 132, false}, // one full round
 	} {
-		if s, n := GemmWGSplits(H200, c.tiles, c.k); s != c.splits || n != c.clusters {
-			t.Errorf("%d tiles, K %d: %d splits, %d clusters; want %d, %d", c.tiles, c.k, s, n, c.splits, c.clusters)
+		if s, n, tail := GemmWGSplits(H200, c.tiles, c.k); s != c.splits || n != c.clusters || tail != c.tail {
+			t.Errorf("%d tiles, K %d: %d splits, %d clusters, tail %v; want %d, %d, %v", c.tiles, c.k, s, n, tail, c.splits, c.clusters, c.tail)
+		}
+	}
+	for _, c := range []struct {
+		t        Target
+		tiles, k int64
+		cost     int64
+		ok       bool
+	}{
+		{H200, 448, 4096, 3*4352 + 2048*115/100 + 256 + 128, true},
+		{H200, 768, 4096, 0, false}, // 108 tiles left, 66 clusters
+		{H200, 100, 4096, 0, false}, // no whole round
+		{H200, 264, 4096, 0, false}, // no tiles left
+		{H200, 140, 500, 0, false},  // K too short to split
+		{A100, 448, 4096, 0, false}, // no cluster slots
+	} {
+		if cost, ok := GemmWGTailCost(c.t, c.tiles, c.k); cost != c.cost || ok != c.ok {
+			t.Errorf("%s, %d tiles, K %d: tail cost %d, ok %v; want %d, %v", c.t.Name, c.tiles, c.k, cost, ok, c.cost, c.ok)
 		}
 	}
 	for _, c := range []struct {
@@ -87,7 +110,7 @@ func TestGemmWGSplits(t *testing.T) {
 			t.Errorf("%s, %d tiles, K %d, %d splits: %d rounds of %d, ok %v; want %d of %d, %v", c.t.Name, c.tiles, c.k, c.s, r, i, ok, c.rounds, c.item, c.ok)
 		}
 	}
-	if s, n := GemmWGSplits(A100, 16, 14336); s != 1 || n != 16 {
+	if s, n, _ := GemmWGSplits(A100, 16, 14336); s != 1 || n != 16 {
 		t.Errorf("A100, 16 tiles: %d splits, %d clusters; want unsplit, 16", s, n)
 	}
 }

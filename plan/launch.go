@@ -22,6 +22,10 @@ type Launch struct {
 	// of a GEMV or of the wgmma GEMM (over the blocks of a cluster, Cluster
 	// the same count: GemmWGSplits); 1 when there is no split.
 	Splits int64
+	// SplitTail: the wgmma GEMM splits only the tiles past its whole
+	// rounds of Grid[0] blocks (its last round), each over a cluster of
+	// Splits blocks; the others run unsplit, a block each (GemmWGSplits).
+	SplitTail bool `json:",omitempty"`
 	// SplitKeys is decode attention's fixed split size in keys
 	// (deterministic mode), 0 when each context is divided evenly over
 	// Splits.
@@ -63,6 +67,9 @@ func (l *Launch) String() string {
 	s := fmt.Sprintf("%s grid(%d,%d,%d)x%d", l.Variant, l.Grid[0], l.Grid[1], l.Grid[2], l.Block)
 	if l.Splits > 1 {
 		s += fmt.Sprintf(" splits=%d", l.Splits)
+		if l.SplitTail {
+			s += " tail"
+		}
 	}
 	if l.SplitKeys > 0 {
 		s += fmt.Sprintf(" split-keys=%d", l.SplitKeys)

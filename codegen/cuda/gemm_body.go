@@ -49,14 +49,21 @@ func (g *gemmModel) gridSetup(w *writer, split bool) {
 // unit's reduction and column lengths kv and nv; rb names the row block
 // (nrb their count), and mr, when set, declares the block's rows. Items
 // take a unit's column tiles in turn for each row block, or, grouped, its
-// row blocks in turn within groups (fz_gemm_wg_item). It returns the
+// row blocks in turn within groups (fz_gemm_wg_item). open, when set,
+// opens the loop instead of the grid stride over bid and nblk, binding
+// item below items (a C expression, the item count). It returns the
 // unit's batch coordinates.
-func (g *gemmModel) itemLoop(w *writer, tn, rowsPer int, rb string, mr, grouped bool) ([]ix, error) {
+func (g *gemmModel) itemLoop(w *writer, tn, rowsPer int, rb string, mr, grouped bool, open func(w *writer, items string)) ([]ix, error) {
 	k := g.k
 	w.line("const i64 UB = %s, MR_ = %s;", g.units(), g.rows())
 	w.line("const i64 ntile = @BODY@_ntiles%d(%s);", tn, k.dimArgs())
 	w.line("const i64 n%s = (MR_ + %d) / %d;", rb, rowsPer-1, rowsPer)
-	w.open("for (i64 item = bid; item < UB * n%s * ntile; item += nblk) {", rb)
+	items := fmt.Sprintf("UB * n%s * ntile", rb)
+	if open != nil {
+		open(w, items)
+	} else {
+		w.open("for (i64 item = bid; item < %s; item += nblk) {", items)
+	}
 	if grouped {
 		w.line("const i64 ub = item / (n%s * ntile);", rb)
 		w.line("i64 %s, t;", rb)
@@ -89,7 +96,7 @@ func (g *gemmModel) itemLoop(w *writer, tn, rowsPer int, rb string, mr, grouped 
 func (g *gemmModel) tileLoop(w *writer) error {
 	k := g.k
 	tn := g.gemvTN()
-	if _, err := g.itemLoop(w, tn, g.chunk(), "rc", true, false); err != nil {
+	if _, err := g.itemLoop(w, tn, g.chunk(), "rc", true, false, nil); err != nil {
 		return err
 	}
 	w.open("for (int s = threadIdx.x; s < %d; s += blockDim.x) {", tn)

@@ -141,12 +141,7 @@ func (g *gemmModel) emitGemmWG(w *writer) error {
 	splits := g.gemmWGSplits()
 	w.open("FZ_DEV void @BODY@_wg(%s, const i64 block, const i64 blocks, unsigned char* ring, i64* scol, const u16** sArow) {", k.signature(false))
 	w.line("const int tid = threadIdx.x, wg = tid >> 7, wc = tid & 31, xr = (tid >> 2) & 7, xc = tid & 3;")
-	if splits > 1 {
-		// A cluster of the launch's splits takes an item together; a
-		// launch in other clusters (not the plan's) runs unsplit.
-		w.line("const int S = fz_cluster_blocks() == %d ? %d : 1, rank = S > 1 ? (int)fz_cluster_rank() : 0;", splits, splits)
-		w.line("const i64 bid = block / S, nblk = blocks / S;")
-	} else {
+	if splits == 1 {
 		w.line("const i64 bid = block, nblk = blocks;")
 	}
 	w.line("const u32 rb = fz_smem_addr(ring);")
@@ -155,7 +150,11 @@ func (g *gemmModel) emitGemmWG(w *writer) error {
 	if tma {
 		g.emitGemmWGTMAState(w)
 	}
-	batch, err := g.itemLoop(w, gemvRowTN, plan.GemmWGRows, "rt", true, true)
+	var open func(w *writer, items string)
+	if splits > 1 {
+		open = g.emitGemmWGSplitLoop
+	}
+	batch, err := g.itemLoop(w, gemvRowTN, plan.GemmWGRows, "rt", true, true, open)
 	if err != nil {
 		return err
 	}
@@ -208,6 +207,32 @@ func (g *gemmModel) emitGemmWG(w *writer) error {
 	w.close()
 	w.close()
 	return nil
+}
+
+// emitGemmWGSplitLoop opens a split launch's loop over its items: the
+// first full items unsplit, a block each, and the rest split over the
+// blocks of a cluster of the launch's splits, which take an item
+// together. Block x's work indices are x, x + blocks, ...: index i below
+// full is item i (S 1, rank 0); past it, item full + (i - full) / S, of
+// which the block is split rank (i - full) % S, its rank in its
+// cluster, since full is a multiple of the grid's blocks, which are whole
+// clusters. full is 0 where every item splits; a launch that splits its
+// last round only (plan.Launch.SplitTail) sets it at its whole rounds of
+// blocks, splitting the rest where there are no more of them than
+// clusters (else nothing splits); a launch in other clusters than the
+// plan's (S blocks) splits nothing.
+func (g *gemmModel) emitGemmWGSplitLoop(w *writer, items string) {
+	s := g.gemmWGSplits()
+	w.line("const i64 nit = %s;", items)
+	if g.k.pk.Launch.SplitTail {
+		w.line("const i64 last = nit / blocks * blocks;")
+		w.line("const i64 full = fz_cluster_blocks() != %d || (nit - last) * %d > blocks ? nit : last;", s, s)
+	} else {
+		w.line("const i64 full = fz_cluster_blocks() != %d ? nit : 0;", s)
+	}
+	w.open("for (i64 wi = block; wi < full + %d * (nit - full); wi += blocks) {", s)
+	w.line("const int S = wi < full ? 1 : %d, rank = S > 1 ? (int)fz_cluster_rank() : 0;", s)
+	w.line("const i64 item = wi < full ? wi : full + (wi - full) / %d;", s)
 }
 
 // gemmWGSplits is the split-K count of the kernel's wgmma GEMM launch

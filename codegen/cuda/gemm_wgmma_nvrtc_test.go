@@ -10,30 +10,34 @@ import (
 	"github.com/fuser-dev/fuser/plan"
 )
 
-// TestGemmWGFallbackNVRTC compiles for sm_90a, without spills, GEMMs of 65
-// rows whose launch is the wgmma GEMM's, each alone in its module: two the
+// TestGemmWGFallbackNVRTC compiles for sm_90a, without spills, GEMMs
+// whose launch is the wgmma GEMM's, each alone in its module: two the
 // wgmma path takes (a row-major weight), with the tensor copy engine's
-// stages beside the cp.async ones, their three tiles unsplit over K 400
-// and split in two over K 1000 (plan.GemmWGSplits: the cluster's sums
-// added through distributed shared memory); and one it does not (a weight
-// read transposed, K-contiguous), whose mma.sync tiles stage in the
-// launch's ring and whose module must still hold the library that
-// measures it (the first full device bundle of this path failed to
-// compile there).
+// stages beside the cp.async ones, their three tiles of 65 rows unsplit
+// over K 400 and split in two over K 1000 (plan.GemmWGSplits: the
+// cluster's sums added through distributed shared memory), and at 5761
+// rows 138 tiles over K 1000, of which the six past the first round are
+// split (plan.Launch.SplitTail); and one it does not (a weight read
+// transposed, K-contiguous), whose mma.sync tiles stage in the launch's
+// ring and whose module must still hold the library that measures it (the
+// first full device bundle of this path failed to compile there).
 func TestGemmWGFallbackNVRTC(t *testing.T) {
 	for _, tc := range []struct {
 		k, w, mm string
+		rows     int64
 		wg, tma  bool
 		splits   int64
+		tail     bool
 	}{
-		{"400", "[400, 520]", "x @ w", true, true, 1},
-		{"1000", "[1000, 520]", "x @ w", true, true, 2},
-		{"1000", "[520, 1000]", "x @ transpose(w, [1, 0])", false, false, 2},
+		{"400", "[400, 520]", "x @ w", 65, true, true, 1, false},
+		{"1000", "[1000, 520]", "x @ w", 65, true, true, 2, false},
+		{"1000", "[1000, 520]", "x @ w", 5761, true, true, 2, true},
+		{"1000", "[520, 1000]", "x @ transpose(w, [1, 0])", 65, false, false, 2, false},
 	} {
 		src := "layer mat\ndim B, S\ninput x : bf16[B, S, " + tc.k + "]\nparam w : bf16" + tc.w + "\noutput y : f32[B, S, 520]\ny = cast(" + tc.mm + ", f32)\n"
-		st, k := planGemm(t, src, map[string]int64{"B": 65, "S": 1})
-		if l := k.Launch; l.Variant != plan.VariantGemm || !l.WGMMA || l.Splits != tc.splits || (l.Splits > 1 && l.Cluster != l.Splits) {
-			t.Fatalf("%s, K %s: %s is launched %s, want the wgmma GEMM in %d splits", tc.mm, tc.k, k.Name, l, tc.splits)
+		st, k := planGemm(t, src, map[string]int64{"B": tc.rows, "S": 1})
+		if l := k.Launch; l.Variant != plan.VariantGemm || !l.WGMMA || l.Splits != tc.splits || l.SplitTail != tc.tail || (l.Splits > 1 && l.Cluster != l.Splits) {
+			t.Fatalf("%s, K %s, %d rows: %s is launched %s, want the wgmma GEMM in %d splits, the last round alone %v", tc.mm, tc.k, tc.rows, k.Name, l, tc.splits, tc.tail)
 		}
 		gm := launchedModel(t, st.Plan, k)
 		if gm.gemmWGMMA() != tc.wg {
@@ -48,6 +52,9 @@ func TestGemmWGFallbackNVRTC(t *testing.T) {
 		}
 		if red := strings.Contains(m.Source, "fz_gemm_wg_reduce<"); red != (tc.wg && tc.splits > 1) {
 			t.Errorf("%s, K %s: the split sums' reduction emitted %v, want %v", tc.mm, tc.k, red, tc.wg && tc.splits > 1)
+		}
+		if last := strings.Contains(m.Source, "const i64 last = nit / blocks * blocks;"); last != (tc.wg && tc.tail) {
+			t.Errorf("%s, K %s, %d rows: the last round's split emitted %v, want %v", tc.mm, tc.k, tc.rows, last, tc.wg && tc.tail)
 		}
 		res, err := nvrtc.Compile(m.Source, "mat.cu", plan.H200.Arch)
 		if err != nil {

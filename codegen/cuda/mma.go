@@ -58,7 +58,7 @@ func (g *gemmModel) emitMmaTile(w *writer) error {
 	w.open("FZ_DEV void @BODY@_mma(%s, const i64 bid, const i64 nblk, u16* smem, const u16** sArow, const u16** sBrow, i64* scol) {", k.signature(false))
 	w.line("const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5;")
 	w.line("const int wm = (wid >> 1) & 3, wn = wid & 1;")
-	batch, err := g.itemLoop(w, mmaBN, mmaBM, "rt", false, false)
+	batch, err := g.itemLoop(w, mmaBN, mmaBM, "rt", false, false, nil)
 	if err != nil {
 		return err
 	}
