@@ -196,6 +196,38 @@ func GemmWGSplits(t Target, tiles, k int64) (splits, clusters int64, tail bool) 
 	return splits, clusters, false
 }
 
+// GemmWGFull is the work items of a split wgmma GEMM launch of blocks
+// blocks, whole clusters of s, that run unsplit, a block each, before the
+// rest split over its clusters, nit items in all; paired says the launch
+// is in clusters of s blocks (else none splits), and tail that only its
+// last round splits (Launch.SplitTail): its whole rounds of blocks, if
+// the items left are no more than its clusters, else all. The device
+// twin is fz_gemm_wg_full (codegen/cuda/device/gemm_wgmma.cuh).
+func GemmWGFull(nit, blocks, s int64, tail, paired bool) int64 {
+	if !paired {
+		return nit
+	}
+	if !tail {
+		return 0
+	}
+	last := nit / blocks * blocks
+	if (nit-last)*s > blocks {
+		return nit
+	}
+	return last
+}
+
+// GemmWGWork is the item of work index wi of such a launch and the
+// blocks that take it: below full, item wi, a block alone; past it, item
+// full + (wi - full) / s, split over s blocks. The device twin is
+// fz_gemm_wg_work.
+func GemmWGWork(wi, full, s int64) (item, splits int64) {
+	if wi < full {
+		return wi, 1
+	}
+	return full + (wi-full)/s, s
+}
+
 // GemmWGSharedBytes is the dynamic shared memory of a wgmma GEMM launch:
 // the ring and the bytes that align its start.
 func GemmWGSharedBytes() int64 {

@@ -51,6 +51,8 @@ func TestGemmWGSplits(t *testing.T) {
 					t.Fatalf("%s, %d tiles, K %d: %d splits, though the tiles fill the SMs", tg.Name, tiles, k, s)
 				case tail && (s != GemmWGCluster || tiles <= s*c || tiles%(s*c) > c):
 					t.Fatalf("%s, %d tiles, K %d: the last round split over %d clusters of %d", tg.Name, tiles, k, c, s)
+				case tail && GemmWGFull(tiles, s*c, s, true, true) != tiles/(s*c)*(s*c):
+					t.Fatalf("%s, %d tiles, K %d: the kernel would not split the last round the plan splits", tg.Name, tiles, k)
 				}
 			}
 		}
@@ -112,5 +114,63 @@ func TestGemmWGSplits(t *testing.T) {
 	}
 	if s, n, _ := GemmWGSplits(A100, 16, 14336); s != 1 || n != 16 {
 		t.Errorf("A100, 16 tiles: %d splits, %d clusters; want unsplit, 16", s, n)
+	}
+}
+
+// TestGemmWGWork walks every block's work indices of split wgmma GEMM
+// launches over a grid of item and block counts, in clusters of two or
+// not, every item split or the last round only, as the kernel does
+// (GemmWGFull, GemmWGWork; fz_gemm_wg_full and fz_gemm_wg_work on the
+// device), and checks that each item is taken once: by one block, or by
+// the two blocks of one cluster as ranks 0 and 1; that every block takes
+// as many unsplit items as the others; and that where only the last round
+// splits, the items split are those past the whole rounds, no more than
+// the clusters.
+func TestGemmWGWork(t *testing.T) {
+	const s = 2
+	for blocks := int64(2); blocks <= 140; blocks += 2 {
+		for nit := int64(1); nit <= 600; nit += 1 + nit/40 {
+			for _, mode := range []struct{ tail, paired bool }{{false, true}, {true, true}, {false, false}, {true, false}} {
+				full := GemmWGFull(nit, blocks, s, mode.tail, mode.paired)
+				switch {
+				case !mode.paired && full != nit, mode.paired && !mode.tail && full != 0:
+					t.Fatalf("%d items, %d blocks, %+v: %d unsplit", nit, blocks, mode, full)
+				case mode.paired && mode.tail && full != nit && (full%blocks != 0 || full > nit || (nit-full)*s > blocks):
+					t.Fatalf("%d items, %d blocks, last round: %d unsplit", nit, blocks, full)
+				}
+				type take struct{ block, rank, splits int64 }
+				takes := make([][]take, nit)
+				unsplit := map[int64]int64{}
+				for b := int64(0); b < blocks; b++ {
+					for wi := b; wi < full+s*(nit-full); wi += blocks {
+						item, n := GemmWGWork(wi, full, s)
+						if item < 0 || item >= nit {
+							t.Fatalf("%d items, %d blocks, %+v: block %d index %d takes item %d", nit, blocks, mode, b, wi, item)
+						}
+						rank := int64(0)
+						if n > 1 {
+							rank = b % s
+						} else {
+							unsplit[b]++
+						}
+						takes[item] = append(takes[item], take{b, rank, n})
+					}
+				}
+				for i, tk := range takes {
+					ok := len(tk) == 1 && tk[0].splits == 1 ||
+						len(tk) == s && tk[0].splits == s && tk[1].splits == s && tk[0].rank != tk[1].rank && tk[0].block/s == tk[1].block/s
+					if !ok {
+						t.Fatalf("%d items, %d blocks, %+v: item %d taken by %v", nit, blocks, mode, i, tk)
+					}
+				}
+				if full > 0 && full%blocks == 0 {
+					for b := int64(0); b < blocks; b++ {
+						if unsplit[b] != full/blocks {
+							t.Fatalf("%d items, %d blocks, %+v: block %d takes %d unsplit items, want %d", nit, blocks, mode, b, unsplit[b], full/blocks)
+						}
+					}
+				}
+			}
+		}
 	}
 }

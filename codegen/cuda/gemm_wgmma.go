@@ -212,27 +212,17 @@ func (g *gemmModel) emitGemmWG(w *writer) error {
 // emitGemmWGSplitLoop opens a split launch's loop over its items: the
 // first full items unsplit, a block each, and the rest split over the
 // blocks of a cluster of the launch's splits, which take an item
-// together. Block x's work indices are x, x + blocks, ...: index i below
-// full is item i (S 1, rank 0); past it, item full + (i - full) / S, of
-// which the block is split rank (i - full) % S, its rank in its
-// cluster, since full is a multiple of the grid's blocks, which are whole
-// clusters. full is 0 where every item splits; a launch that splits its
-// last round only (plan.Launch.SplitTail) sets it at its whole rounds of
-// blocks, splitting the rest where there are no more of them than
-// clusters (else nothing splits); a launch in other clusters than the
-// plan's (S blocks) splits nothing.
+// together (fz_gemm_wg_full, fz_gemm_wg_work). Block x's work indices are
+// x, x + blocks, ...; past full, the block is its item's split rank
+// (wi - full) % S, its rank in its cluster, since full is a multiple of
+// the grid's blocks, which are whole clusters.
 func (g *gemmModel) emitGemmWGSplitLoop(w *writer, items string) {
 	s := g.gemmWGSplits()
-	w.line("const i64 nit = %s;", items)
-	if g.k.pk.Launch.SplitTail {
-		w.line("const i64 last = nit / blocks * blocks;")
-		w.line("const i64 full = fz_cluster_blocks() != %d || (nit - last) * %d > blocks ? nit : last;", s, s)
-	} else {
-		w.line("const i64 full = fz_cluster_blocks() != %d ? nit : 0;", s)
-	}
+	w.line("const i64 nit = %s, full = fz_gemm_wg_full(nit, blocks, %d, %v);", items, s, g.k.pk.Launch.SplitTail)
 	w.open("for (i64 wi = block; wi < full + %d * (nit - full); wi += blocks) {", s)
-	w.line("const int S = wi < full ? 1 : %d, rank = S > 1 ? (int)fz_cluster_rank() : 0;", s)
-	w.line("const i64 item = wi < full ? wi : full + (wi - full) / %d;", s)
+	w.line("int S;")
+	w.line("const i64 item = fz_gemm_wg_work(wi, full, %d, &S);", s)
+	w.line("const int rank = S > 1 ? (int)fz_cluster_rank() : 0;")
 }
 
 // gemmWGSplits is the split-K count of the kernel's wgmma GEMM launch

@@ -3,12 +3,28 @@
 package cuda
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/fuser-dev/fuser/codegen/nvrtc"
 	"github.com/fuser-dev/fuser/plan"
 )
+
+// deviceGemmWGWorkText is the device code of the split launch's work
+// walk, whose Go twins plan.GemmWGFull and plan.GemmWGWork are checked
+// over a grid of launches by plan's TestGemmWGWork: a change to either
+// side fails here until the other follows.
+var deviceGemmWGWorkText = []string{
+	"FZ_DEV i64 fz_gemm_wg_full(i64 nit, i64 blocks, int s, bool tail) {",
+	"  if (fz_cluster_blocks() != (u32)s) return nit;",
+	"  if (!tail) return 0;",
+	"  const i64 last = nit / blocks * blocks;",
+	"  return (nit - last) * s > blocks ? nit : last;",
+	"FZ_DEV i64 fz_gemm_wg_work(i64 wi, i64 full, int s, int* S) {",
+	"  *S = wi < full ? 1 : s;",
+	"  return wi < full ? wi : full + (wi - full) / s;",
+}
 
 // TestGemmWGFallbackNVRTC compiles for sm_90a, without spills, GEMMs
 // whose launch is the wgmma GEMM's, each alone in its module: two the
@@ -17,10 +33,12 @@ import (
 // over K 400 and split in two over K 1000 (plan.GemmWGSplits: the
 // cluster's sums added through distributed shared memory), and at 5761
 // rows 138 tiles over K 1000, of which the six past the first round are
-// split (plan.Launch.SplitTail); and one it does not (a weight read
-// transposed, K-contiguous), whose mma.sync tiles stage in the launch's
-// ring and whose module must still hold the library that measures it (the
-// first full device bundle of this path failed to compile there).
+// split (plan.Launch.SplitTail), the split ones calling the device
+// twins of plan.GemmWGFull and GemmWGWork with the launch's mode; and one
+// it does not (a weight read transposed, K-contiguous), whose mma.sync
+// tiles stage in the launch's ring and whose module must still hold the
+// library that measures it (the first full device bundle of this path
+// failed to compile there).
 func TestGemmWGFallbackNVRTC(t *testing.T) {
 	for _, tc := range []struct {
 		k, w, mm string
@@ -53,8 +71,16 @@ func TestGemmWGFallbackNVRTC(t *testing.T) {
 		if red := strings.Contains(m.Source, "fz_gemm_wg_reduce<"); red != (tc.wg && tc.splits > 1) {
 			t.Errorf("%s, K %s: the split sums' reduction emitted %v, want %v", tc.mm, tc.k, red, tc.wg && tc.splits > 1)
 		}
-		if last := strings.Contains(m.Source, "const i64 last = nit / blocks * blocks;"); last != (tc.wg && tc.tail) {
-			t.Errorf("%s, K %s, %d rows: the last round's split emitted %v, want %v", tc.mm, tc.k, tc.rows, last, tc.wg && tc.tail)
+		if tc.wg && tc.splits > 1 {
+			call := fmt.Sprintf("full = fz_gemm_wg_full(nit, blocks, %d, %v);", tc.splits, tc.tail)
+			if !strings.Contains(m.Source, call) {
+				t.Errorf("%s, K %s, %d rows: the source lacks %q", tc.mm, tc.k, tc.rows, call)
+			}
+			for _, line := range deviceGemmWGWorkText {
+				if !strings.Contains(m.Source, "\n"+line+"\n") {
+					t.Errorf("%s, K %s, %d rows: the source lacks the line %q", tc.mm, tc.k, tc.rows, line)
+				}
+			}
 		}
 		res, err := nvrtc.Compile(m.Source, "mat.cu", plan.H200.Arch)
 		if err != nil {

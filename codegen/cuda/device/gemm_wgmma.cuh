@@ -42,6 +42,24 @@ FZ_DEV u32 fz_cluster_rank() { u32 r; asm("mov.u32 %0, %%cluster_ctarank;" : "=r
 FZ_DEV u32 fz_cluster_blocks() { u32 n; asm("mov.u32 %0, %%cluster_nctarank;" : "=r"(n)); return n; }
 FZ_DEV void fz_cluster_arrive() { asm volatile("barrier.cluster.arrive.release;" ::: "memory"); }
 FZ_DEV void fz_cluster_wait() { asm volatile("barrier.cluster.wait.acquire;" ::: "memory"); }
+// A split launch walks work indices (emitGemmWGSplitLoop): block x takes
+// x, x + blocks, ...; fz_gemm_wg_full is how many items run unsplit, a
+// block each, before the rest split over clusters of s blocks (all of
+// them in a launch whose clusters are not of s blocks; none where every
+// item splits; where only the last round splits (tail), the whole rounds
+// of blocks, if the items left are no more than the clusters, else all),
+// and fz_gemm_wg_work is index wi's item and its split count. Their Go
+// twins are plan.GemmWGFull and plan.GemmWGWork.
+FZ_DEV i64 fz_gemm_wg_full(i64 nit, i64 blocks, int s, bool tail) {
+  if (fz_cluster_blocks() != (u32)s) return nit;
+  if (!tail) return 0;
+  const i64 last = nit / blocks * blocks;
+  return (nit - last) * s > blocks ? nit : last;
+}
+FZ_DEV i64 fz_gemm_wg_work(i64 wi, i64 full, int s, int* S) {
+  *S = wi < full ? 1 : s;
+  return wi < full ? wi : full + (wi - full) / s;
+}
 // fz_gemm_wg_reduce makes rows [m0, m1) of this block's tile sums res
 // (stride floats a row, SLOTS slots) the sums over the cluster's first
 // splits blocks' res, added in rank order (the same bits whichever block
