@@ -118,8 +118,9 @@ func gemmLaunch(s *State, k *plan.Kernel, eval func(ir.Dim) int64) *plan.Launch 
 			// A persistent grid, one block an SM (its ring takes the
 			// shared memory): as many blocks as its tiles of GemmWGRows
 			// rows by GemvCols columns, at most the SMs; where the tiles
-			// leave SMs idle, K split over the blocks of clusters
-			// (GemmWGSplits); unsplit with the copy engine, clusters of
+			// leave SMs idle, K split over the blocks of clusters, for
+			// every tile or for the last round's (GemmWGSplits);
+			// unsplit with the copy engine, clusters of
 			// GemmWGCluster. (The kernel's other paths, which a launch
 			// takes when the operands fail its checks at run time,
 			// stride over their own tiles with these blocks.)
@@ -172,7 +173,8 @@ func wgmmaOperands(mm *ir.Node) bool {
 // explainGemmWGSplit records the wgmma GEMM's split choice for kernel k
 // of tiles items over kk positions where the tiles leave SMs idle in their
 // last round and a split was possible: the rounds and item sizes
-// (plan.GemmWGSplitCost) of one split and of two.
+// (plan.GemmWGSplitCost) of one split and of two, and the cost of
+// splitting the last round only (plan.GemmWGTailCost) where it applies.
 func explainGemmWGSplit(s *State, k *plan.Kernel, tiles, kk, split int64, tail bool) {
 	r1, i1, ok1 := plan.GemmWGSplitCost(s.Target, tiles, kk, 1)
 	r2, i2, ok2 := plan.GemmWGSplitCost(s.Target, tiles, kk, 2)

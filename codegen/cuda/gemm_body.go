@@ -216,11 +216,12 @@ func tileEpiRowUnroll(sg *segment, batch int, wd int64) int {
 // Unrolled eight rows deep, the Llama-3-8B prefill's QKV epilogue (RoPE
 // and the KV append, 750-860 bytes an element) ran as straight-line code
 // the warps stalled fetching (ncu's no-instruction stalls, 28% of the
-// kernel's samples at 512 tokens on the H200); two rows deep it took 71
-// to 59 µs at 512 tokens and 352 to 338 at 4096 on an H100. The SwiGLU of
-// gate/up (205 bytes) lost 5% at 4096 tokens at two rows against eight,
-// and the residual adds (246 bytes, four rows) keep their batch
-// (bench/results/2026-12-06-gemm-k64).
+// kernel's samples at 512 tokens on the H200); with all three of its
+// segments two rows deep it took 71 to 59 µs at 512 tokens and 352 to 338
+// at 4096 on an H100. The SwiGLU of gate/up (205 bytes) lost 5% at 4096
+// tokens at two rows against eight, and the residual adds (246 bytes,
+// four rows) keep their batch (bench/results/2026-12-06-gemm-k64, round
+// 2, where this bound was not yet the rule).
 const tileEpiCode = 8192
 
 // gemvEpiBatch is the elements a thread of a split GEMV's epilogue takes at

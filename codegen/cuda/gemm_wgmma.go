@@ -240,8 +240,9 @@ func (g *gemmModel) gemmWGSplits() int64 {
 // runs their epilogue; it arrives at the cluster barrier once its reads
 // of the other blocks are done, and waits there at the item's end, so
 // that no block's next stages (or its exit) overwrite sums another block
-// still reads. Unsplit (S 1: a launch not in the plan's clusters, whose
-// blocks take items apart), no block meets another.
+// still reads. An unsplit item (S 1: one of a split-last-round launch's
+// whole rounds, or any item of a launch not in the plan's clusters) is a
+// block's alone, and no block meets another.
 func (g *gemmModel) emitGemmWGReduce(w *writer) {
 	w.line("const int share = %d / S, m0 = min(mr, rank * share), m1 = min(mr, m0 + share);", plan.GemmWGRows)
 	w.open("if (S > 1) {")
