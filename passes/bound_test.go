@@ -93,7 +93,7 @@ func TestSplitKV(t *testing.T) {
 		{64, 1, 4096, 0, plan.VariantDecode, 1, 128, 108800},    // 512 pairs already fill the GPU: no split
 		{1, 1, 100, 0, plan.VariantDecode, 1, 128, 213248},      // 101 keys: one split
 		{1, 1, 300, 0, plan.VariantDecode, 2, 128, 213248},      // 301 keys: 2 splits of at least 256
-		{2, 512, 0, 0, plan.VariantPrefill, 1, 256, 230400},     // the wgmma prefill: 1 KiB of slack, the 32 KiB query tile, 3 stages of 64 KiB
+		{2, 512, 0, 0, plan.VariantPrefill, 1, 384, 230400},     // the wgmma prefill: 1 KiB of slack, the 32 KiB query tile, 3 stages of 64 KiB
 	}
 	// Head dim 256 (Gemma-2): 8 warps of even 2 stages would not fit the
 	// SM, so 4 warps of 3 stages (4 × 2 × 16 × 264 × 2 bytes each, plus

@@ -65,8 +65,8 @@ func TestTargetSizesPrefill(t *testing.T) {
 		target plan.Target
 		want   plan.Launch
 	}{
-		{specs.Default, plan.H200, plan.Launch{Grid: [3]int64{3, 32, 2}, Block: 256, SharedBytes: 230400, Tile: [2]int64{128, 128}, Stages: 3, WGMMA: true}},
-		{"gemma2_softcap", plan.H200, plan.Launch{Grid: [3]int64{3, 16, 2}, Block: 256, SharedBytes: 164864, Tile: [2]int64{128, 32}, Stages: 3, WGMMA: true}},
+		{specs.Default, plan.H200, plan.Launch{Grid: [3]int64{3, 32, 2}, Block: 384, SharedBytes: 230400, Tile: [2]int64{128, 128}, Stages: 3, WGMMA: true}},
+		{"gemma2_softcap", plan.H200, plan.Launch{Grid: [3]int64{3, 16, 2}, Block: 384, SharedBytes: 164864, Tile: [2]int64{128, 32}, Stages: 3, WGMMA: true}},
 		{specs.Default, plan.A100, plan.Launch{Grid: [3]int64{3, 32, 2}, Block: 256, Tile: [2]int64{128, 64}}},
 	} {
 		l, _ := attentionLaunch(t, load(t, tt.spec), passes.Options{Dims: dims, Target: tt.target})

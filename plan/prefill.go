@@ -1,16 +1,17 @@
 package plan
 
 // The wgmma prefill attention (codegen/cuda's fz_att_prefill_wg, sm_90a):
-// blocks of PrefillWGThreads threads, two warpgroups of 64 query rows,
-// streaming BC keys a step through a ring of K and V tiles in dynamic
-// shared memory after the block's query tile, every tile 1024-byte aligned
-// for wgmma's 128-byte swizzle. The launch plan sizes it here and the code
+// blocks of PrefillWGThreads threads, a producer warpgroup filling a ring
+// of K and V tiles, BC keys a stage, in dynamic shared memory after the
+// block's query tile for two consumer warpgroups of 64 query rows each,
+// every tile 1024-byte aligned for wgmma's 128-byte swizzle. The launch plan sizes it here and the code
 // generator checks the launch against it, so both agree.
 const (
 	// PrefillWGRows is a block's query rows.
 	PrefillWGRows = 128
-	// PrefillWGThreads is a block's threads: two warpgroups.
-	PrefillWGThreads = 256
+	// PrefillWGThreads is a block's threads: two consumer warpgroups of 64
+	// query rows and a producer warpgroup.
+	PrefillWGThreads = 384
 	// prefillWGAlign is the slack that aligns the tiles to 1024 bytes.
 	prefillWGAlign = 1024
 )
@@ -20,9 +21,10 @@ const (
 func PrefillWGHeadDim(dh int64) bool { return dh > 0 && dh <= 256 && dh%64 == 0 }
 
 // PrefillWGKeys is the wgmma prefill's keys a step at head dim dh: 128 up
-// to a head dim of 128, where a warpgroup's scores and output take 64
+// to a head dim of 128, where a consumer's scores and output take 64
 // registers a thread each; 32 past it, where the output alone takes 128
-// (at 64 keys the kernel spilled under its 255 registers).
+// (64 keys spilled in the kernel before it had a producer warpgroup, at
+// 255 registers; its consumers now hold 224).
 func PrefillWGKeys(dh int64) int64 {
 	if dh > 128 {
 		return 32

@@ -440,6 +440,9 @@ func (m *flashModel) emitModifiers(w *writer) {
 	if len(vis) == 0 {
 		vis = []string{"true"}
 	}
+	w.line("// Whether the mask has a window (the wgmma prefill sizes its warpgroups'")
+	w.line("// registers by it).")
+	w.line("static constexpr bool WINDOW = %t;", hasWin)
 	w.line("// Mask: whether a query sees a key delta positions before it (after it")
 	w.line("// when negative); distances are clamped to +-2^30.")
 	w.line("%s bool visible(int delta) const { return %s; }", flashMember, strings.Join(vis, " && "))
@@ -559,6 +562,13 @@ func (k *kgen) flashAttentionKernel() (*generated, error) {
 		gen.entries = append([]entry{{"", pre}}, decEntries("_decode")...)
 		gen.variants = map[plan.Variant][]string{plan.VariantPrefill: {""}, plan.VariantDecode: suffixes(decEntries("_decode"))}
 		gen.variant = plan.VariantPrefill
+		if l.WGMMA {
+			// The entries share the launch's block size, and the decode
+			// kernel does not fit the registers of the wgmma prefill's
+			// 384 threads; nothing launches it from a prefill plan.
+			gen.entries = gen.entries[:1]
+			delete(gen.variants, plan.VariantDecode)
+		}
 	}
 	return gen, nil
 }

@@ -90,6 +90,9 @@ func TestFlashNVRTC(t *testing.T) {
 				if r.Spills() {
 					t.Errorf("%s %s: %s spills (%d bytes stores, %d bytes loads, %d registers)", md.name, arch, r.Name, r.SpillStores, r.SpillLoads, r.Registers)
 				}
+				if r.Serialized {
+					t.Errorf("%s %s: ptxas serialized the wgmmas of %s", md.name, arch, r.Name)
+				}
 				key := arch + " " + strings.SplitN(md.name, "/", 2)[0] + " " + md.role[r.Name]
 				regs[key] = max(regs[key], r.Registers)
 			}

@@ -93,6 +93,9 @@ func TestGemmWGFallbackNVRTC(t *testing.T) {
 			if r.Spills() {
 				t.Errorf("%s: %s spills (%d bytes stores, %d bytes loads)", tc.mm, r.Name, r.SpillStores, r.SpillLoads)
 			}
+			if r.Serialized {
+				t.Errorf("%s: ptxas serialized the wgmmas of %s", tc.mm, r.Name)
+			}
 		}
 	}
 }

@@ -43,7 +43,9 @@ const ptxasGolden = "testdata/ptxas.txt"
 // TestNVRTC compiles the modules of every spec (see nvrtcDefault) for
 // their target's architecture (sm_90a; sm_80 for portableSpecs' A100
 // plans), and fails on any compile error or register spill; the ptxas
-// report of every kernel is checked against ptxasGolden.
+// report of every kernel is checked against ptxasGolden, which marks the
+// kernels whose wgmmas ptxas serialized (the tiny spec's GEMV and GEMM at
+// K = 16 and 24: a new one shows in the diff).
 func TestNVRTC(t *testing.T) {
 	cfgs := testConfigs(t)
 	var mu sync.Mutex
@@ -87,7 +89,11 @@ func TestNVRTC(t *testing.T) {
 				if k.Spills() {
 					t.Errorf("%s %s: %s spills (%d bytes stores, %d bytes loads, %d registers)", c, arch, k.Name, k.SpillStores, k.SpillLoads, k.Registers)
 				}
-				rows = append(rows, fmt.Sprintf("%-52s %-6s %-40s %4d %6d %4d", c, arch, k.Name, k.Registers, k.SharedBytes, k.StackBytes))
+				row := fmt.Sprintf("%-52s %-6s %-40s %4d %6d %4d", c, arch, k.Name, k.Registers, k.SharedBytes, k.StackBytes)
+				if k.Serialized {
+					row += " serialized"
+				}
+				rows = append(rows, row)
 			}
 		}(c, c.target.Arch)
 	}
@@ -102,7 +108,8 @@ func TestNVRTC(t *testing.T) {
 	}
 	header := "# The ptxas report of every generated kernel: module (spec/plan/dims; a module\n" +
 		"# identical to an earlier one is listed once), arch, entry, registers per thread,\n" +
-		"# static shared memory bytes, stack bytes. Made by TestNVRTC; to accept a change:\n" +
+		"# static shared memory bytes, stack bytes, and \"serialized\" where ptxas serialized\n" +
+		"# the entry's wgmmas (its C7513 advisory). Made by TestNVRTC; to accept a change:\n" +
 		"# go test -tags nvrtc ./codegen/cuda -run TestNVRTC -update\n"
 	golden.Check(t, ptxasGolden, header+strings.Join(rows, "\n")+"\n")
 }
@@ -136,6 +143,9 @@ func TestTimelineNVRTC(t *testing.T) {
 		for _, k := range res.Kernels {
 			if k.Spills() {
 				t.Errorf("%s %s spills (%d bytes stores, %d bytes loads)", arch, k.Name, k.SpillStores, k.SpillLoads)
+			}
+			if k.Serialized {
+				t.Errorf("%s: ptxas serialized the wgmmas of %s", arch, k.Name)
 			}
 		}
 	}

@@ -24,6 +24,11 @@ type KernelInfo struct {
 	// SpillStores and SpillLoads are bytes of register spills per thread.
 	SpillStores int64 `json:"spill_stores"`
 	SpillLoads  int64 `json:"spill_loads"`
+	// Serialized is set where ptxas serialized the entry's wgmma
+	// instructions (its C7513 advisory): an instruction other than a
+	// wgmma defines a register that a wgmma in flight reads or writes, so
+	// every wgmma waits for the one before it.
+	Serialized bool `json:"serialized,omitempty"`
 }
 
 // Spills reports whether ptxas spilled registers to local memory.
@@ -41,6 +46,7 @@ var (
 	frameRe = regexp.MustCompile(`(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads`)
 	usedRe  = regexp.MustCompile(`Used (\d+) registers`)
 	smemRe  = regexp.MustCompile(`(\d+) bytes smem`)
+	serRe   = regexp.MustCompile(`wgmma\.mma_async instructions are serialized .* in the function '([^']+)'`)
 )
 
 // ParsePtxasInfo reads the per-kernel report out of a log of ptxas run with
@@ -48,18 +54,24 @@ var (
 // registers and shared memory of the "Used" line that follows and the stack
 // and spill bytes of the entry's "Function properties" block (the properties
 // of non-inlined device functions are not attributed to their callers).
-// Lines it does not know are skipped; a known line whose numbers do not parse
-// is an error.
+// An entry named by a wgmma serialization advisory is Serialized. Lines it
+// does not know are skipped; a known line whose numbers do not parse is an
+// error.
 func ParsePtxasInfo(log string) ([]KernelInfo, error) {
 	var (
 		out   []KernelInfo
 		cur   = -1 // index in out of the entry being compiled
 		props string
+		ser   = map[string]bool{}
 	)
 	sc := bufio.NewScanner(strings.NewReader(log))
 	sc.Buffer(make([]byte, 0, 64*1024), 16*1024*1024)
 	for line := 1; sc.Scan(); line++ {
 		text := sc.Text()
+		if m := serRe.FindStringSubmatch(text); m != nil {
+			ser[m[1]] = true
+			continue
+		}
 		if m := entryRe.FindStringSubmatch(text); m != nil {
 			out = append(out, KernelInfo{Name: m[1], Arch: m[2]})
 			cur, props = len(out)-1, ""
@@ -95,6 +107,9 @@ func ParsePtxasInfo(log string) ([]KernelInfo, error) {
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("ptxas log: %w", err)
+	}
+	for i := range out {
+		out[i].Serialized = ser[out[i].Name]
 	}
 	return out, nil
 }

@@ -7,7 +7,10 @@ import (
 )
 
 // The logs under testdata are NVRTC 12.4's own (see compile_test.go for the
-// first kernel pair; the second is a spilling kernel built for sm_80).
+// first kernel pair; the second is a spilling kernel built for sm_80; the
+// third two entries of a Llama-3-8B prefill module, lines cut from its log,
+// whose attention kernel overlapped a softmax with P·V while converting
+// the probabilities into registers that P·V read).
 func TestParsePtxasInfo(t *testing.T) {
 	for _, tc := range []struct {
 		file string
@@ -20,6 +23,10 @@ func TestParsePtxasInfo(t *testing.T) {
 		{"testdata/sm80_spills.log", []KernelInfo{
 			{Name: "_Z4tmplILi3EEvPf", Arch: "sm_80", Registers: 8},
 			{Name: "spilly", Arch: "sm_80", Registers: 32, StackBytes: 1696, SpillStores: 1800, SpillLoads: 1884},
+		}},
+		{"testdata/sm90a_serialized.log", []KernelInfo{
+			{Name: "k02_attention_attention", Arch: "sm_90a", Registers: 168, SharedBytes: 128, StackBytes: 24, SpillStores: 40, SpillLoads: 40, Serialized: true},
+			{Name: "k01_gemm_matmul_rope_append", Arch: "sm_90a", Registers: 212, SharedBytes: 29184, StackBytes: 32},
 		}},
 		{"", nil},
 	} {

@@ -147,19 +147,21 @@ FZ_DEV void fz_att_qks(float (&s)[BC / 8][4], const u16* q, const u16* k, int la
   }
 }
 
-// fz_att_online is one online-softmax step over a tile of keys k0 .. k0 +
-// BC - 1: the score modifier, the mask where mask is set (keys at jend or
-// later do not exist; pos are the thread's two query positions, and the
-// mask is a function of the distance query position - key position), the new
-// running max m (reduced over the quad sharing a row), the rescaling of l
-// and of the output o, and the probabilities as A fragments p for P·V.
-// l stays a per-thread partial sum until fz_att_lsum. With lazy, the warp
-// keeps its running maxima (and skips the rescaling) unless a row's max
-// grows past it by more than 2^8: the probabilities stay below 256, and o
-// and l are relative to whichever max m holds, so the result is the same.
-template <int BC, int NO, bool BF, class C>
-FZ_DEV void fz_att_online(const C& c, float (&s)[BC / 8][4], float (&m)[2], float (&l)[2], float (&o)[NO][4],
-                          u32 (&p)[BC / 16][4], const i64 (&pos)[2], i64 k0, i64 jend, bool mask, int tq, bool lazy = false) {
+// fz_att_scores is one online-softmax step over a tile of keys k0 .. k0 +
+// BC - 1 but the output's rescaling: the score modifier, the mask where
+// mask is set (keys at jend or later do not exist; pos are the thread's two
+// query positions, and the mask is a function of the distance query
+// position - key position), the new running max m (reduced over the quad
+// sharing a row), the rescaling of l, and the probabilities in place of the
+// scores s. It returns whether the output must be rescaled, by alpha (a
+// factor a row). l stays a per-thread partial sum until fz_att_lsum. With
+// lazy, the warp keeps its running maxima (and skips the rescaling) unless
+// a row's max grows past it by more than 2^8: the probabilities stay below
+// 256, and o and l are relative to whichever max m holds, so the result is
+// the same.
+template <int BC, class C>
+FZ_DEV bool fz_att_scores(const C& c, float (&s)[BC / 8][4], float (&m)[2], float (&l)[2], float (&alpha)[2],
+                          const i64 (&pos)[2], i64 k0, i64 jend, bool mask, int tq, bool lazy) {
 #pragma unroll
   for (int n = 0; n < BC / 8; n++) {
 #pragma unroll
@@ -202,15 +204,18 @@ FZ_DEV void fz_att_online(const C& c, float (&s)[BC / 8][4], float (&m)[2], floa
       sum += s[n][2 * h] + s[n][2 * h + 1];
     }
     if (up) {
-      const float alpha = fz_att_ex2(m[h] - mu);
+      alpha[h] = fz_att_ex2(m[h] - mu);
       m[h] = mx;
-      l[h] = l[h] * alpha + sum;
-#pragma unroll
-      for (int i = 0; i < NO; i++) { o[i][2 * h] *= alpha; o[i][2 * h + 1] *= alpha; }
+      l[h] = l[h] * alpha[h] + sum;
     } else {
       l[h] += sum;
     }
   }
+  return up;
+}
+
+// fz_att_probs converts the probabilities s into A fragments p for P·V.
+template <int BC, bool BF> FZ_DEV void fz_att_probs(const float (&s)[BC / 8][4], u32 (&p)[BC / 16][4]) {
 #pragma unroll
   for (int kk = 0; kk < BC / 16; kk++) {
     p[kk][0] = fz_att_pack<BF>(s[2 * kk][0], s[2 * kk][1]);
@@ -218,6 +223,27 @@ FZ_DEV void fz_att_online(const C& c, float (&s)[BC / 8][4], float (&m)[2], floa
     p[kk][2] = fz_att_pack<BF>(s[2 * kk + 1][0], s[2 * kk + 1][1]);
     p[kk][3] = fz_att_pack<BF>(s[2 * kk + 1][2], s[2 * kk + 1][3]);
   }
+}
+
+// fz_att_rescale multiplies the output o by alpha, a factor a row.
+template <int NO> FZ_DEV void fz_att_rescale(float (&o)[NO][4], const float (&alpha)[2]) {
+#pragma unroll
+  for (int i = 0; i < NO; i++) {
+    o[i][0] *= alpha[0];
+    o[i][1] *= alpha[0];
+    o[i][2] *= alpha[1];
+    o[i][3] *= alpha[1];
+  }
+}
+
+// fz_att_online is fz_att_scores with the output's rescaling, and the
+// probabilities as A fragments p for P·V.
+template <int BC, int NO, bool BF, class C>
+FZ_DEV void fz_att_online(const C& c, float (&s)[BC / 8][4], float (&m)[2], float (&l)[2], float (&o)[NO][4],
+                          u32 (&p)[BC / 16][4], const i64 (&pos)[2], i64 k0, i64 jend, bool mask, int tq, bool lazy = false) {
+  float alpha[2];
+  if (fz_att_scores<BC>(c, s, m, l, alpha, pos, k0, jend, mask, tq, lazy)) fz_att_rescale(o, alpha);
+  fz_att_probs<BC, BF>(s, p);
 }
 
 // fz_att_pv accumulates o += p · v for NP pairs of n8 tiles of the head dim

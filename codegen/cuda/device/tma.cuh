@@ -111,6 +111,12 @@ FZ_DEV void fz_mbar_expect(u32 b, u32 bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared.b64 _, [%0], %1;" :: "r"(b), "r"(bytes) : "memory");
 #endif
 }
+// fz_mbar_arrive arrives on the mbarrier at b.
+FZ_DEV void fz_mbar_arrive(u32 b) {
+#if FZ_TMA
+  asm volatile("mbarrier.arrive.shared.b64 _, [%0];" :: "r"(b) : "memory");
+#endif
+}
 // fz_mbar_wait waits for the phase of parity ph of the mbarrier at b.
 FZ_DEV void fz_mbar_wait(u32 b, u32 ph) {
 #if FZ_TMA

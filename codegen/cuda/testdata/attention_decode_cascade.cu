@@ -181,7 +181,7 @@ FZ_DEV void fz_att_prefix(const C& c, float* ws, i64 cap) {
 static __device__ float fz_workspace[1331712];
 
 // body of k02_attention_attention
-struct fzb_5b6fb61770309d72_ctx {
+struct fzb_084612f50b63e65a_ctx {
   const u16* p0;
   const u16* p1;
   const u16* p2;
@@ -236,6 +236,9 @@ struct fzb_5b6fb61770309d72_ctx {
   }
   // Score modifier: softcap(score * scale), in log2 units.
   __device__ __forceinline__ float smod(float s) const { return s * 0.127517432f; }
+  // Whether the mask has a window (the wgmma prefill sizes its warpgroups'
+  // registers by it).
+  static constexpr bool WINDOW = false;
   // Mask: whether a query sees a key delta positions before it (after it
   // when negative); distances are clamped to +-2^30.
   __device__ __forceinline__ bool visible(int delta) const { return delta >= 0; }
@@ -248,22 +251,22 @@ struct fzb_5b6fb61770309d72_ctx {
   // Whether some query at pmin..pmax does not see some key of [k0, k1).
   __device__ __forceinline__ bool tile_masked(i64 pmin, i64 pmax, i64 k0, i64 k1) const { return k1 - 1 > pmin; }
 };
-FZ_DEV void fzb_5b6fb61770309d72_prefix(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) {
-  const fzb_5b6fb61770309d72_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L};
+FZ_DEV void fzb_084612f50b63e65a_prefix(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) {
+  const fzb_084612f50b63e65a_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L};
   fz_grid_sync();
   fz_att_prefix<128, 128, 128, 3, true>(c, fz_workspace, (i64)(sizeof(fz_workspace) / sizeof(float)));
 }
-FZ_DEV void fzb_5b6fb61770309d72(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) {
-  const fzb_5b6fb61770309d72_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L};
+FZ_DEV void fzb_084612f50b63e65a(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) {
+  const fzb_084612f50b63e65a_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L};
   fz_att_decode<128, 128, 128, 3, 0, true>(c, fz_workspace, (i64)(sizeof(fz_workspace) / sizeof(float)));
 }
-FZ_DEV void fzb_5b6fb61770309d72_prefill(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) {
-  const fzb_5b6fb61770309d72_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L};
+FZ_DEV void fzb_084612f50b63e65a_prefill(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) {
+  const fzb_084612f50b63e65a_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L};
   fz_grid_sync();
   fz_att_prefill<128, 128, 64, 128, 1, true>(c);
 }
 
 // entries
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefix(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) { fzb_5b6fb61770309d72_prefix(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L); }
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) { fzb_5b6fb61770309d72(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L); }
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefill(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) { fzb_5b6fb61770309d72_prefill(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefix(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) { fzb_084612f50b63e65a_prefix(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) { fzb_084612f50b63e65a(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefill(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) { fzb_084612f50b63e65a_prefill(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L); }

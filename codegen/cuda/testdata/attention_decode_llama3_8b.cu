@@ -190,19 +190,21 @@ FZ_DEV void fz_att_qks(float (&s)[BC / 8][4], const u16* q, const u16* k, int la
   }
 }
 
-// fz_att_online is one online-softmax step over a tile of keys k0 .. k0 +
-// BC - 1: the score modifier, the mask where mask is set (keys at jend or
-// later do not exist; pos are the thread's two query positions, and the
-// mask is a function of the distance query position - key position), the new
-// running max m (reduced over the quad sharing a row), the rescaling of l
-// and of the output o, and the probabilities as A fragments p for P·V.
-// l stays a per-thread partial sum until fz_att_lsum. With lazy, the warp
-// keeps its running maxima (and skips the rescaling) unless a row's max
-// grows past it by more than 2^8: the probabilities stay below 256, and o
-// and l are relative to whichever max m holds, so the result is the same.
-template <int BC, int NO, bool BF, class C>
-FZ_DEV void fz_att_online(const C& c, float (&s)[BC / 8][4], float (&m)[2], float (&l)[2], float (&o)[NO][4],
-                          u32 (&p)[BC / 16][4], const i64 (&pos)[2], i64 k0, i64 jend, bool mask, int tq, bool lazy = false) {
+// fz_att_scores is one online-softmax step over a tile of keys k0 .. k0 +
+// BC - 1 but the output's rescaling: the score modifier, the mask where
+// mask is set (keys at jend or later do not exist; pos are the thread's two
+// query positions, and the mask is a function of the distance query
+// position - key position), the new running max m (reduced over the quad
+// sharing a row), the rescaling of l, and the probabilities in place of the
+// scores s. It returns whether the output must be rescaled, by alpha (a
+// factor a row). l stays a per-thread partial sum until fz_att_lsum. With
+// lazy, the warp keeps its running maxima (and skips the rescaling) unless
+// a row's max grows past it by more than 2^8: the probabilities stay below
+// 256, and o and l are relative to whichever max m holds, so the result is
+// the same.
+template <int BC, class C>
+FZ_DEV bool fz_att_scores(const C& c, float (&s)[BC / 8][4], float (&m)[2], float (&l)[2], float (&alpha)[2],
+                          const i64 (&pos)[2], i64 k0, i64 jend, bool mask, int tq, bool lazy) {
 #pragma unroll
   for (int n = 0; n < BC / 8; n++) {
 #pragma unroll
@@ -245,15 +247,18 @@ FZ_DEV void fz_att_online(const C& c, float (&s)[BC / 8][4], float (&m)[2], floa
       sum += s[n][2 * h] + s[n][2 * h + 1];
     }
     if (up) {
-      const float alpha = fz_att_ex2(m[h] - mu);
+      alpha[h] = fz_att_ex2(m[h] - mu);
       m[h] = mx;
-      l[h] = l[h] * alpha + sum;
-#pragma unroll
-      for (int i = 0; i < NO; i++) { o[i][2 * h] *= alpha; o[i][2 * h + 1] *= alpha; }
+      l[h] = l[h] * alpha[h] + sum;
     } else {
       l[h] += sum;
     }
   }
+  return up;
+}
+
+// fz_att_probs converts the probabilities s into A fragments p for P·V.
+template <int BC, bool BF> FZ_DEV void fz_att_probs(const float (&s)[BC / 8][4], u32 (&p)[BC / 16][4]) {
 #pragma unroll
   for (int kk = 0; kk < BC / 16; kk++) {
     p[kk][0] = fz_att_pack<BF>(s[2 * kk][0], s[2 * kk][1]);
@@ -261,6 +266,27 @@ FZ_DEV void fz_att_online(const C& c, float (&s)[BC / 8][4], float (&m)[2], floa
     p[kk][2] = fz_att_pack<BF>(s[2 * kk + 1][0], s[2 * kk + 1][1]);
     p[kk][3] = fz_att_pack<BF>(s[2 * kk + 1][2], s[2 * kk + 1][3]);
   }
+}
+
+// fz_att_rescale multiplies the output o by alpha, a factor a row.
+template <int NO> FZ_DEV void fz_att_rescale(float (&o)[NO][4], const float (&alpha)[2]) {
+#pragma unroll
+  for (int i = 0; i < NO; i++) {
+    o[i][0] *= alpha[0];
+    o[i][1] *= alpha[0];
+    o[i][2] *= alpha[1];
+    o[i][3] *= alpha[1];
+  }
+}
+
+// fz_att_online is fz_att_scores with the output's rescaling, and the
+// probabilities as A fragments p for P·V.
+template <int BC, int NO, bool BF, class C>
+FZ_DEV void fz_att_online(const C& c, float (&s)[BC / 8][4], float (&m)[2], float (&l)[2], float (&o)[NO][4],
+                          u32 (&p)[BC / 16][4], const i64 (&pos)[2], i64 k0, i64 jend, bool mask, int tq, bool lazy = false) {
+  float alpha[2];
+  if (fz_att_scores<BC>(c, s, m, l, alpha, pos, k0, jend, mask, tq, lazy)) fz_att_rescale(o, alpha);
+  fz_att_probs<BC, BF>(s, p);
 }
 
 // fz_att_pv accumulates o += p · v for NP pairs of n8 tiles of the head dim
@@ -900,7 +926,7 @@ FZ_DEV void fz_att_prefill(const C& c) {
 static __device__ float fz_workspace[66568];
 
 // body of k02_attention_attention
-struct fzb_9d384368203d97aa_ctx {
+struct fzb_7f41cac7eb27922f_ctx {
   const u16* p0;
   const u16* p1;
   u16* p2;
@@ -947,6 +973,9 @@ struct fzb_9d384368203d97aa_ctx {
   }
   // Score modifier: softcap(score * scale), in log2 units.
   __device__ __forceinline__ float smod(float s) const { return s * 0.127517432f; }
+  // Whether the mask has a window (the wgmma prefill sizes its warpgroups'
+  // registers by it).
+  static constexpr bool WINDOW = false;
   // Mask: whether a query sees a key delta positions before it (after it
   // when negative); distances are clamped to +-2^30.
   __device__ __forceinline__ bool visible(int delta) const { return delta >= 0; }
@@ -959,16 +988,16 @@ struct fzb_9d384368203d97aa_ctx {
   // Whether some query at pmin..pmax does not see some key of [k0, k1).
   __device__ __forceinline__ bool tile_masked(i64 pmin, i64 pmax, i64 k0, i64 k1) const { return k1 - 1 > pmin; }
 };
-FZ_DEV void fzb_9d384368203d97aa(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
-  const fzb_9d384368203d97aa_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
+FZ_DEV void fzb_7f41cac7eb27922f(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
+  const fzb_7f41cac7eb27922f_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
   fz_att_decode<128, 128, 128, 6, 0, true>(c, fz_workspace, (i64)(sizeof(fz_workspace) / sizeof(float)));
 }
-FZ_DEV void fzb_9d384368203d97aa_prefill(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
-  const fzb_9d384368203d97aa_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
+FZ_DEV void fzb_7f41cac7eb27922f_prefill(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
+  const fzb_7f41cac7eb27922f_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
   fz_grid_sync();
   fz_att_prefill<128, 128, 64, 128, 1, true>(c);
 }
 
 // entries
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_9d384368203d97aa(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefill(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_9d384368203d97aa_prefill(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_7f41cac7eb27922f(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefill(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_7f41cac7eb27922f_prefill(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }
