@@ -131,6 +131,91 @@ def prefill_attention_table(anchors, ours):
     return lines, table
 
 
+def add_rmsnorm(x, r, w):
+    """bench/specs/add_rmsnorm.fu: the residual stream h = x + r and its RMSNorm."""
+    h = x + r
+    hf = h.float()
+    return (hf * torch.rsqrt(hf.pow(2).mean(-1, keepdim=True) + 1e-6) * w.float()).to(x.dtype), h
+
+
+# The row and element-wise expressions of bench/specs that --rows anchors:
+# spec -> (f, the inputs' shapes at n rows, the bytes a kernel must move).
+ROW_SPECS = {
+    "add_rmsnorm": (add_rmsnorm, lambda n: [(n, 4096), (n, 4096), (4096,)], lambda n: 4 * n * 4096 * 2 + 4096 * 2),
+    "swiglu": (lambda gu: swiglu(gu), lambda n: [(n, 2 * 14336)], lambda n: 3 * n * 14336 * 2),
+}
+
+
+def rows_anchor(ns):
+    """torch.compile (Inductor, mode max-autotune-no-cudagraphs: one
+    generated kernel each) of the expressions of ROW_SPECS at n rows, timed
+    as fuser bench times ours (launch_median_us, every launch on another
+    set of inputs, the sets together past 3x the L2), and a device copy of
+    as many bytes timed the same way; TBps = the bytes the expression must
+    move (ROW_SPECS) / median time. Keyed <spec>_N<n>."""
+    l2 = torch.cuda.get_device_properties(0).L2_cache_size
+    out = {}
+    for name, (f, shapes, nbytes) in ROW_SPECS.items():
+        torch._dynamo.reset()
+        cf = torch.compile(f, mode="max-autotune-no-cudagraphs")
+        for n in ns:
+            b = nbytes(n)
+            sets = max(1, math.ceil(3 * l2 / b))
+            ins = [[torch.randn(*sh, device=DEV, dtype=torch.bfloat16) for sh in shapes(n)] for _ in range(sets)]
+            row = {"bytes": b, "rotation": sets}
+            for key, fn in (("eager", f), ("compile", cf)):
+                us = launch_median_us(lambda r: fn(*ins[r % sets]))
+                row[key] = {"us": round(us, 2), "TBps": round(b / us / 1e6, 3)}
+            del ins
+            # The copy of as many bytes (read + write), the ceiling a
+            # kernel of this size meets, launch and tail included.
+            src = [torch.empty(b // 4, device=DEV, dtype=torch.bfloat16) for _ in range(sets)]
+            dst = [torch.empty_like(x) for x in src]
+            us = launch_median_us(lambda r: dst[r % sets].copy_(src[r % sets]))
+            row["copy"] = {"us": round(us, 2), "TBps": round(b / us / 1e6, 3)}
+            out[f"{name}_N{n}"] = row
+            del src, dst
+    return out
+
+
+def rows_table(anchors, ours):
+    """Row kernels side by side: each --ours target of a ROW_SPECS spec (its
+    fused plan's one kernel: model bytes / median time) against torch.compile
+    and eager on the same rows, against the run's copy ceiling (torch's
+    copy of ceilings, 2 GiB; ours is fuser bench's own) and against a copy
+    of as many bytes as the kernel moves."""
+    lines, table = [], {}
+    an = anchors.get("rows", {})
+    copy = anchors.get("ceilings", {}).get("copy_TBps")
+    mine = {}
+    for t in ours.get("targets", []):
+        ks = (t.get("fused") or {}).get("kernels") or []
+        if t["spec"] in ROW_SPECS and len(ks) == 1 and ks[0].get("median_us"):
+            mine[f"{t['spec']}_N{t['dims']['N']}"] = ks[0]
+    for key in dict.fromkeys([*an, *mine]):
+        a, k = an.get(key, {}), mine.get(key)
+        parts = [f"{key:22s}"]
+        if k:
+            tb = k["model_bytes"] / k["median_us"] / 1e6
+            parts.append(f"ours {k['median_us']:8.2f} us {tb:5.2f} TB/s")
+            table[f"rows {key} ours TBps"] = round(tb, 3)
+            if positive(copy):
+                parts.append(f"{tb / copy:5.3f} of copy")
+                table[f"rows {key} ours of copy"] = round(tb / copy, 3)
+            same = (a.get("copy") or {}).get("TBps")
+            if positive(same):
+                parts.append(f"{tb / same:5.3f} of a copy of its bytes")
+                table[f"rows {key} ours of same-size copy"] = round(tb / same, 3)
+        for name in ("compile", "eager", "copy"):
+            x = a.get(name)
+            if isinstance(x, dict):
+                parts.append(f"{name} {x['us']:8.2f} us {x['TBps']:5.2f} TB/s")
+                if k:
+                    table[f"rows {key} speedup vs {name}"] = round(x["us"] / k["median_us"], 3)
+        lines.append("  ".join(parts))
+    return lines, table
+
+
 class Llama(torch.nn.Module):
     """The default spec (specs/llama3_8b.fu) written in PyTorch: one decode
     step (forward) and a prefill with no cache before it (forward_prefill),
@@ -593,8 +678,9 @@ def main():
     ap.add_argument("--more", action="append", default=[], help="further fuser bench JSON files whose decode_attention rows join --ours")
     ap.add_argument("--batches", default="1,16,64", help="Llama-3-8B decode batches to anchor")
     ap.add_argument("--compile-modes", default=",".join(COMPILE_MODES), help="torch.compile modes to anchor (comma-separated; empty: none)")
-    ap.add_argument("--prefill-only", action="store_true", help="the --prefill anchors and the ceilings only (no decode attention, no decode layer)")
+    ap.add_argument("--prefill-only", action="store_true", help="no decode attention, no decode layer: the ceilings and what --prefill, --prefill-attention and --rows ask for")
     ap.add_argument("--prefill-attention", default="", help="causal prefill attention shapes BxN to anchor (SDPA flash, cuDNN), e.g. 1x16384,2x4096,8x1024 (default none)")
+    ap.add_argument("--rows", default="", help="row counts to anchor the row and element-wise expressions of bench/specs at (torch.compile and eager; comma-separated, e.g. 1024,8192; default none)")
     ap.add_argument("--prefill", default="", help="Llama-3-8B prefill token counts to anchor, batch 1, no cache: the layer and its GEMMs through cuBLAS (comma-separated, e.g. 4096,512; default none)")
     args = ap.parse_args()
     torch.manual_seed(0)
@@ -618,6 +704,9 @@ def main():
     pa = [tuple(int(x) for x in sh.split("x")) for sh in args.prefill_attention.split(",") if sh]
     if pa:
         anchors["prefill_attention"] = prefill_attention(pa)
+    rows = [int(n) for n in args.rows.split(",") if n]
+    if rows:
+        anchors["rows"] = rows_anchor(rows)
     os.makedirs(args.out, exist_ok=True)
     json.dump(anchors, open(os.path.join(args.out, "anchors.json"), "w"), indent=1)
     ours = json.load(open(args.ours)) if args.ours and os.path.exists(args.ours) else {}
@@ -633,6 +722,8 @@ def main():
     pa_lines, pa_table = prefill_attention_table(anchors, ours)
     table.update(pa_table)
     pre_lines, pre_table = prefill_table(anchors, ours)
+    row_lines, row_table = rows_table(anchors, ours)
+    table.update(row_table)
     result = {"anchors": anchors, "ours": ours, "ratios": table}
     if pre_table:
         result["prefill"] = pre_table
@@ -648,6 +739,10 @@ def main():
     if pa_lines:
         print("\nprefill attention, causal, 32 q-heads / 8 kv-heads, d=128, bf16 (TFLOP/s = causal FLOPs / median time)")
         for line in pa_lines:
+            print(line)
+    if row_lines:
+        print("\nrow and element-wise kernels (TB/s = the bytes they must move / median time)")
+        for line in row_lines:
             print(line)
     if pre_lines:
         print("\nprefill, Llama-3-8B layer and its GEMMs")

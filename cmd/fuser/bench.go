@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/fuser-dev/fuser/gpu"
-	"github.com/fuser-dev/fuser/interp"
 	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/runtime"
 )
@@ -90,16 +89,8 @@ func runBench(args []string, w io.Writer) error {
 	}
 	var dimsSets []map[string]int64
 	for _, s := range dimsArgs {
-		dims, err := parseDims(s, g)
+		dims, _, err := benchDims(s, g)
 		if err != nil {
-			return err
-		}
-		// Page-pool dims (P, N) may be left to interp.DeriveDims.
-		full, _, err := interp.DeriveDims(g, dims)
-		if err != nil {
-			return &exitError{code: 2, err: fmt.Errorf("fuser bench: %w", err)}
-		}
-		if err := requireDims(full, g); err != nil {
 			return err
 		}
 		dimsSets = append(dimsSets, dims)

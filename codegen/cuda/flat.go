@@ -113,11 +113,11 @@ func (k *kgen) openChunkLoop(w *writer, dom []poly, last ix) []ix {
 // rowScope, whose writer is w: both bodies are generated before the
 // branches are written.
 func (k *kgen) emitChunk(w *writer, rowScope *scope, hoist func(*ir.Value, []ix) *scope, body func(*evaluator, *sink) error, valid, last ix, pre func(*writer) error) error {
-	vec, err := k.genLanes(rowScope, true, hoist, nil, body)
+	vec, err := k.genLanes(rowScope, true, hoist, nil, body, nil)
 	if err != nil {
 		return err
 	}
-	sc, err := k.genLanes(rowScope, false, hoist, nil, body)
+	sc, err := k.genLanes(rowScope, false, hoist, nil, body, nil)
 	if err != nil {
 		return err
 	}

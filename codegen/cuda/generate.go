@@ -138,8 +138,8 @@ func GenerateWith(p *plan.Plan, opt Options) (*Module, error) {
 			if gen.waits {
 				wait = ""
 			}
-			fmt.Fprintf(&entries, "extern \"C\" __global__ void __launch_bounds__(%d, 1) %s%s(%s) {%s%s fzb_%s%s(%s);%s }\n",
-				k.nt, pk.Name, e.suffix, k.signature(true), enter, wait, hash, e.suffix, k.args(), exit)
+			fmt.Fprintf(&entries, "extern \"C\" __global__ void __launch_bounds__(%d, %d) %s%s(%s) {%s%s fzb_%s%s(%s);%s }\n",
+				k.nt, max(k.minBlocks, 1), pk.Name, e.suffix, k.signature(true), enter, wait, hash, e.suffix, k.args(), exit)
 		}
 		kern := Kernel{Name: pk.Name, Params: k.apiParams(), Block: k.nt, Hash: hash, Variants: map[plan.Variant][]string{}}
 		for v, sufs := range gen.variants {

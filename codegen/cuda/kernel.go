@@ -30,6 +30,9 @@ type kgen struct {
 	tmp int
 	// tables are module-level constant tables the body uses, by name.
 	tables map[string]string
+	// minBlocks is the blocks an SM must be able to hold (the entries'
+	// launch bounds; 0: 1).
+	minBlocks int
 }
 
 func newKgen(p *plan.Plan, pk *plan.Kernel, nt int) (*kgen, error) {

@@ -75,6 +75,11 @@ type lanes struct {
 	loads  []vecLoad
 	stores []vecStore
 	body   string
+	// cached are the loads into a rowCache's registers this body makes
+	// (emitted by rowCache.emit); reads of chunks an earlier pass cached
+	// are in neither list. unpacks are the packed cached chunks it reads,
+	// each unpacked into the local array named by its ptr.
+	cached, unpacks []vecLoad
 }
 
 // aligned is the run-time condition under which the vector body may run
@@ -87,7 +92,7 @@ func (c *lanes) aligned(atRowStart bool) string {
 		}
 		return p
 	}
-	for _, ld := range c.loads {
+	for _, ld := range append(append([]vecLoad(nil), c.loads...), c.cached...) {
 		conds = append(conds, fmt.Sprintf("fz_aligned(%s, %d)", ptr(ld.ptr), vecAlign(ld.dt)))
 	}
 	for _, st := range c.stores {
@@ -120,9 +125,10 @@ func (c *lanes) emitVector(w *writer) {
 
 // genLanes generates an element body. In a vector body, loads of values not
 // computed by the kernel at [..., jj] from rows with a contiguous last axis
-// become 8-lane vector loads, except inside a concat's part (evaluator.branch).
+// become 8-lane vector loads, except inside a concat's part (evaluator.branch),
+// into the registers of cache where it is not nil and has room.
 func (k *kgen) genLanes(parent *scope, vector bool, hoist func(*ir.Value, []ix) *scope,
-	leaf func(*evaluator, *ir.Value, []ix) (string, bool, error), body func(e *evaluator, s *sink) error) (*lanes, error) {
+	leaf func(*evaluator, *ir.Value, []ix) (string, bool, error), body func(e *evaluator, s *sink) error, cache *rowCache) (*lanes, error) {
 	var inner writer
 	sc := newScope(&inner, parent)
 	res := &lanes{}
@@ -153,6 +159,14 @@ func (k *kgen) genLanes(parent *scope, vector bool, hoist func(*ir.Value, []ix) 
 		if err != nil {
 			return "", false, err
 		}
+		if cache != nil {
+			if arr, first := cache.load(ptr, vw.dt); arr != "" {
+				if first {
+					res.cached = append(res.cached, vecLoad{arr: arr, ptr: ptr, dt: vw.dt})
+				}
+				return cache.ref(res, arr, vw.dt), true, nil
+			}
+		}
 		i, ok := seen[ptr]
 		if !ok {
 			i = len(res.loads)
@@ -179,6 +193,9 @@ type elemLoop struct {
 	hoist func(v *ir.Value, idx []ix) *scope
 	leaf  func(e *evaluator, v *ir.Value, idx []ix) (string, bool, error)
 	body  func(e *evaluator, jj ix, s *sink) error
+	// cache, where it covers n, runs the vector part as its unrolled
+	// steps over registers shared with the row's other passes.
+	cache *rowCache
 }
 
 // emit writes the loop: a vector part over chunks of 8 positions when every
@@ -190,8 +207,16 @@ func (l *elemLoop) emit(w *writer, parent *scope) error {
 	jj := ixv("jj")
 	body := func(e *evaluator, s *sink) error { return l.body(e, jj, s) }
 	scalarStart := "threadIdx.x"
-	if l.vec {
-		c, err := l.k.genLanes(parent, true, l.hoist, l.leaf, body)
+	if l.vec && l.cache.covers(l.n) {
+		c, err := l.k.genLanes(parent, true, l.hoist, l.leaf, body, l.cache)
+		if err != nil {
+			return err
+		}
+		l.cache.require(c.aligned(true))
+		l.cache.emit(w, c)
+		scalarStart = l.cache.nv + " + threadIdx.x"
+	} else if l.vec {
+		c, err := l.k.genLanes(parent, true, l.hoist, l.leaf, body, nil)
 		if err != nil {
 			return err
 		}
@@ -202,7 +227,7 @@ func (l *elemLoop) emit(w *writer, parent *scope) error {
 		w.close()
 		scalarStart = nv + " + threadIdx.x"
 	}
-	c, err := l.k.genLanes(parent, false, l.hoist, l.leaf, body)
+	c, err := l.k.genLanes(parent, false, l.hoist, l.leaf, body, nil)
 	if err != nil {
 		return err
 	}

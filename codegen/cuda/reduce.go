@@ -59,7 +59,7 @@ func (k *kgen) reduceKernel() (string, error) {
 	for _, vector := range []bool{true, false} {
 		arr := func(name string) string { return name + "[u]" }
 		pass := func(body func(e *evaluator, s *sink) error) (*lanes, error) {
-			return k.genLanes(nil, vector, nil, nil, body)
+			return k.genLanes(nil, vector, nil, nil, body, nil)
 		}
 		var code writer
 		code.indent = w.indent + 1

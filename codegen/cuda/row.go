@@ -130,8 +130,19 @@ func (k *kgen) rowKernel() (string, error) {
 		}
 	}
 
+	// The row's passes share registers where its length is a constant
+	// (rowCache); a ragged row's valid length is not.
+	var cache *rowCache
+	if len(reds) > 0 {
+		x := reds[0].Args[0]
+		xs := shapeOf(x)
+		if rg := x.Ragged; rg == nil || rg.Axis != len(xs)-1 {
+			cache = newRowCache(k, ixp(xs[len(xs)-1]))
+		}
+	}
+
 	for i, red := range reds {
-		rl, err := k.rowReduction(red, &redW[i], scopes[i], hoist, leaf, statLeaf, idxAt)
+		rl, err := k.rowReduction(red, &redW[i], scopes[i], hoist, leaf, statLeaf, idxAt, cache)
 		if err != nil {
 			return "", err
 		}
@@ -197,7 +208,7 @@ func (k *kgen) rowKernel() (string, error) {
 			valid = ixv(name)
 		}
 		outs := g.outs
-		loop := &elemLoop{k: k, n: valid, vec: true, hoist: hoist, leaf: leaf,
+		loop := &elemLoop{k: k, n: valid, vec: true, hoist: hoist, leaf: leaf, cache: cache,
 			body: func(e *evaluator, jj ix, s *sink) error {
 				for _, o := range outs {
 					idx := idxAt(o, jj)
@@ -228,6 +239,9 @@ func (k *kgen) rowKernel() (string, error) {
 		}
 		body.line("continue;")
 		body.close()
+	}
+	if cache != nil {
+		cache.declare(&body)
 	}
 	body.raw(scW[0].String())
 	for i := range reds {
@@ -277,7 +291,7 @@ func (k *kgen) zeroRow(w *writer, idxAt func(*ir.Value, ix) []ix) error {
 // softmax keeps the row's max and sum of exponentials; top-k the indices of
 // the k largest entries.
 func (k *kgen) rowReduction(red *ir.Node, w *writer, pre *scope, hoist func(*ir.Value, []ix) *scope,
-	leaf func(*evaluator, *ir.Value, []ix) (string, bool, error), stat map[*ir.Value]string, idxAt func(*ir.Value, ix) []ix) (func(*evaluator, *ir.Value, []ix) (string, bool, error), error) {
+	leaf func(*evaluator, *ir.Value, []ix) (string, bool, error), stat map[*ir.Value]string, idxAt func(*ir.Value, ix) []ix, cache *rowCache) (func(*evaluator, *ir.Value, []ix) (string, bool, error), error) {
 	x := red.Args[0]
 	xs := shapeOf(x)
 	if red.Attr.Axis != len(xs)-1 {
@@ -294,7 +308,7 @@ func (k *kgen) rowReduction(red *ir.Node, w *writer, pre *scope, hoist func(*ir.
 		n = ixv(name)
 	}
 	loop := func(body func(e *evaluator, xv string, jj ix) error) error {
-		l := &elemLoop{k: k, n: n, vec: true, hoist: hoist, leaf: leaf,
+		l := &elemLoop{k: k, n: n, vec: true, hoist: hoist, leaf: leaf, cache: cache,
 			body: func(e *evaluator, jj ix, s *sink) error {
 				xv, err := e.eval(x, idxAt(x, jj))
 				if err != nil {

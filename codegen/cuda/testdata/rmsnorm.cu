@@ -1,53 +1,64 @@
 // body of k00_row_mul_mean_add_rsqrt
-FZ_DEV void fzb_e1df01ac6d560780(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV void fzb_2b56feb44028ea15(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
   const i64 rows = (dim_B*dim_S);
   for (i64 row = blockIdx.x; row < rows; row += gridDim.x) {
     const i64 ri0 = (row/dim_S);
     const i64 ri1 = (row%dim_S);
+    const i64 nvr1 = (fz_aligned(p0 + (((ri0*(4096*dim_S)) + (ri1*4096))), 16) && fz_aligned(p1, 16) && fz_aligned(p2 + (((ri0*(4096*dim_S)) + (ri1*4096))), 16)) ? 4096 : 0;
+    uint4 vr3[2];
+    uint4 vr12[2];
 
-    float acc1 = 0.f;
-    const i64 nv4 = (fz_aligned(p0 + (((ri0*(4096*dim_S)) + (ri1*4096))), 16)) ? (4096 & ~7LL) : 0;
-    for (i64 j0 = (i64)threadIdx.x * 8; j0 < nv4; j0 += 2048) {
-      float vl2[8];
-      fz_ld8_bf16(vl2, p0 + (((ri0*(4096*dim_S)) + (ri1*4096)) + j0));
-      #pragma unroll
-      for (int u = 0; u < 8; u++) {
-        const i64 jj = j0 + u;
-        const float t3 = vl2[u] * vl2[u];
-        acc1 += t3;
+    float acc2 = 0.f;
+    #pragma unroll
+    for (int it = 0; it < 2; it++) {
+      const i64 j0 = (i64)threadIdx.x * 8 + it * 2048;
+      if (j0 < nvr1) {
+        vr3[it] = *(const uint4*)(p0 + (((ri0*(4096*dim_S)) + (ri1*4096)) + j0));
+        float vu4[8];
+        fz_unpack_bf16(vu4, vr3[it]);
+        #pragma unroll
+        for (int u = 0; u < 8; u++) {
+          const i64 jj = j0 + u;
+          const float t5 = vu4[u] * vu4[u];
+          acc2 += t5;
+        }
       }
     }
-    for (i64 jj = nv4 + threadIdx.x; jj < 4096; jj += 256) {
-      const float t5 = fz_ld_bf16(p0 + (((ri0*(4096*dim_S)) + (ri1*4096)) + jj));
-      const float t6 = t5 * t5;
-      acc1 += t6;
+    for (i64 jj = nvr1 + threadIdx.x; jj < 4096; jj += 256) {
+      const float t6 = fz_ld_bf16(p0 + (((ri0*(4096*dim_S)) + (ri1*4096)) + jj));
+      const float t7 = t6 * t6;
+      acc2 += t7;
     }
-    acc1 = fz_block_sum(acc1);
-    acc1 = 4096 > 0 ? acc1 / (float)4096 : 0.f;
-    const float t8 = acc1 + 9.99999975e-06f;
-    const float t9 = rsqrtf(t8);
-    const i64 nv14 = (fz_aligned(p0 + (((ri0*(4096*dim_S)) + (ri1*4096))), 16) && fz_aligned(p1, 16) && fz_aligned(p2 + (((ri0*(4096*dim_S)) + (ri1*4096))), 16)) ? (4096 & ~7LL) : 0;
-    for (i64 j0 = (i64)threadIdx.x * 8; j0 < nv14; j0 += 2048) {
-      float vl7[8];
-      fz_ld8_bf16(vl7, p0 + (((ri0*(4096*dim_S)) + (ri1*4096)) + j0));
-      float vl11[8];
-      fz_ld8_bf16(vl11, p1 + j0);
-      float vo13[8];
-      #pragma unroll
-      for (int u = 0; u < 8; u++) {
-        const i64 jj = j0 + u;
-        const float t10 = vl7[u] * t9;
-        const float t12 = t10 * vl11[u];
-        vo13[u] = t12;
+    acc2 = fz_block_sum(acc2);
+    acc2 = 4096 > 0 ? acc2 / (float)4096 : 0.f;
+    const float t9 = acc2 + 9.99999975e-06f;
+    const float t10 = rsqrtf(t9);
+    #pragma unroll
+    for (int it = 0; it < 2; it++) {
+      const i64 j0 = (i64)threadIdx.x * 8 + it * 2048;
+      if (j0 < nvr1) {
+        vr12[it] = *(const uint4*)(p1 + j0);
+        float vu8[8];
+        fz_unpack_bf16(vu8, vr3[it]);
+        float vu13[8];
+        fz_unpack_bf16(vu13, vr12[it]);
+        float vo15[8];
+        #pragma unroll
+        for (int u = 0; u < 8; u++) {
+          const i64 jj = j0 + u;
+          const float t11 = vu8[u] * t10;
+          const float t14 = t11 * vu13[u];
+          vo15[u] = t14;
+        }
+        fz_st8_bf16(p2 + (((ri0*(4096*dim_S)) + (ri1*4096)) + j0), vo15);
       }
-      fz_st8_bf16(p2 + (((ri0*(4096*dim_S)) + (ri1*4096)) + j0), vo13);
     }
-    for (i64 jj = nv14 + threadIdx.x; jj < 4096; jj += 256) {
-      const float t15 = fz_ld_bf16(p0 + (((ri0*(4096*dim_S)) + (ri1*4096)) + jj));
-      const float t16 = t15 * t9;
-      const float t17 = fz_ld_bf16(p1 + jj);
-      const float t18 = t16 * t17;
-      fz_st_bf16(p2 + (((ri0*(4096*dim_S)) + (ri1*4096)) + jj), t18);
+    for (i64 jj = nvr1 + threadIdx.x; jj < 4096; jj += 256) {
+      const float t16 = fz_ld_bf16(p0 + (((ri0*(4096*dim_S)) + (ri1*4096)) + jj));
+      const float t17 = t16 * t10;
+      const float t18 = fz_ld_bf16(p1 + jj);
+      const float t19 = t17 * t18;
+      fz_st_bf16(p2 + (((ri0*(4096*dim_S)) + (ri1*4096)) + jj), t19);
     }
   }
 }
@@ -180,4 +191,4 @@ static __device__ const double fz_rope_411e848000000000_128[64] = {
   4.5416704806078695e-06, 3.6997230440007069e-06, 3.0138581521391708e-06, 2.4551407911316089e-06, 
 };
 
-extern "C" __global__ void __launch_bounds__(256, 1) k00_row_mul_mean_add_rsqrt(const u16* __restrict__ v1_x, const u16* __restrict__ v3_wn1, u16* __restrict__ v16_h, i64 dim_B, i64 dim_S, i64 dim_T) { fz_grid_sync(); fzb_e1df01ac6d560780(v1_x, v3_wn1, v16_h, dim_B, dim_S, dim_T); }
+extern "C" __global__ void __launch_bounds__(256, 4) k00_row_mul_mean_add_rsqrt(const u16* __restrict__ v1_x, const u16* __restrict__ v3_wn1, u16* __restrict__ v16_h, i64 dim_B, i64 dim_S, i64 dim_T) { fz_grid_sync(); fzb_2b56feb44028ea15(v1_x, v3_wn1, v16_h, dim_B, dim_S, dim_T); }
