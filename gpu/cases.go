@@ -235,7 +235,8 @@ func decCases(r func(lo, hi int64) int64) []decCase {
 // divides (the last tile by cp.async, the others by the tensor copy engine
 // where the cache is contiguous), head dims 64, 128 and 256, softcap, a
 // window that starts past the first keys, ragged and paged caches and a
-// cascade's prefix (the wgmma prefill on sm_90a, fz_att_prefill_wg).
+// cascade's prefix (the wgmma prefill on sm_90a, fz_att_prefill_wg), and
+// batches whose blocks persist (plan.Launch.Persistent on 132 SMs).
 func prefillCases(r func(lo, hi int64) int64) []decCase {
 	type dc = decCase
 	return []dc{
@@ -247,6 +248,10 @@ func prefillCases(r func(lo, hi int64) int64) []decCase {
 		{"ragged128", map[string]int64{"B": 3, "S": r(100, 300), "T": r(200, 600)}},
 		{"cascade128", map[string]int64{"B": 2, "S": r(100, 300), "T": r(50, 200), "L": r(100, 500)}},
 		{"paged16", map[string]int64{"B": 2, "S": r(100, 300), "T": r(100, 400)}},
+		// 56 or 64 heads × sequences a band: persistent blocks, most
+		// taking two or more (query tile, head, sequence) items.
+		{"c128", map[string]int64{"B": 7, "S": r(300, 500), "T": r(0, 100)}},
+		{"ragged128", map[string]int64{"B": 8, "S": r(300, 500), "T": r(100, 300)}},
 	}
 }
 

@@ -46,9 +46,11 @@ func TestCasesDeterministic(t *testing.T) {
 // GPU: every small case plans, generates reproducibly, lays out its
 // buffers, and the references give every kernel parameter its bytes. The
 // small cases cover the GEMV with and without split-K, on CUDA cores and,
-// for 2 to 64 rows, on tensor cores.
+// for 2 to 64 rows, on tensor cores, and the wgmma prefill attention with
+// and without persistent blocks.
 func TestCasesOnCPU(t *testing.T) {
 	gemvs := map[[2]bool]bool{}
+	persist := map[bool]bool{}
 	for _, c := range Cases(DefaultSeed) {
 		if c.Full {
 			continue // minutes of CPU reference; the device suite runs them
@@ -59,7 +61,15 @@ func TestCasesOnCPU(t *testing.T) {
 					tc := l.Tile[0] > plan.GemvCUDACoreRows && strings.Contains(k.Source, "_gemvtc(")
 					gemvs[[2]bool{l.Splits > 1, tc}] = true
 				}
+				if l := k.Plan.Launch; l != nil && l.Variant == plan.VariantPrefill && l.WGMMA {
+					persist[l.Persistent] = true
+				}
 			}
+		}
+	}
+	for _, p := range []bool{false, true} {
+		if !persist[p] {
+			t.Errorf("no small case plans a wgmma prefill attention with persistent blocks %v", p)
 		}
 	}
 	for _, split := range []bool{false, true} {

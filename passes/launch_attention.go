@@ -14,14 +14,25 @@ import (
 // one block each, stream at least wideMinKeys keys each and the SM holds
 // wideMinStages stages of its warps.
 const (
-	prefillBr       = 128
-	prefillBc       = 64
-	prefillBlock    = 256
-	minSplitTokens  = 256
-	decodeBlock     = 128
-	wideDecodeBlock = 256
-	wideMinKeys     = 4096
-	wideMinStages   = 3
+	// prefillPersistBands: the wgmma prefill runs persistent blocks
+	// (Launch.Persistent) where a round of one item an SM spans fewer
+	// query-tile bands (a band: one tile index over every head and
+	// sequence, items of one length under a causal mask) than this; the
+	// blocks take the items round-robin, so that a round spanning more
+	// bands gives the first blocks the longer items of every round. On an
+	// H100 and an H200, beside a block an item in one call each
+	// (bench/results/2026-12-06-rows): 1.15x at 256 heads x sequences a
+	// band (B8 N1024), 1.05x at 64 (B2 N4096), 0.97x at 32 (B1 N4096) and
+	// 0.96x at 32 (B1 N16384), for 132 SMs.
+	prefillPersistBands = 3
+	prefillBr           = 128
+	prefillBc           = 64
+	prefillBlock        = 256
+	minSplitTokens      = 256
+	decodeBlock         = 128
+	wideDecodeBlock     = 256
+	wideMinKeys         = 4096
+	wideMinStages       = 3
 )
 
 // wideStages is the stages of a one-block-an-SM decode ring of
@@ -56,7 +67,14 @@ func attentionLaunch(s *State, k *plan.Kernel, eval func(ir.Dim) int64) *plan.La
 	}
 	if flash {
 		if bc, stages, smem, ok := plan.PrefillWG(s.Target, eval(q[3])); ok {
-			return &plan.Launch{Variant: v, Grid: [3]int64{ceilDiv(sq, plan.PrefillWGRows), h, b}, Block: plan.PrefillWGThreads, SharedBytes: smem, Launches: 1, Splits: 1, Tile: [2]int64{plan.PrefillWGRows, bc}, Stages: stages, WGMMA: true}
+			l := &plan.Launch{Variant: v, Grid: [3]int64{ceilDiv(sq, plan.PrefillWGRows), h, b}, Block: plan.PrefillWGThreads, SharedBytes: smem, Launches: 1, Splits: 1, Tile: [2]int64{plan.PrefillWGRows, bc}, Stages: stages, WGMMA: true}
+			if s.Target.SMs < prefillPersistBands*h*b {
+				// A block an SM, each taking (query tile, head, sequence)
+				// items in turn (fz_att_wg_item).
+				l.Persistent = true
+				l.Grid = [3]int64{max(1, min(l.Grid[0]*h*b, s.Target.SMs)), 1, 1}
+			}
+			return l
 		}
 	}
 	return &plan.Launch{Variant: v, Grid: [3]int64{ceilDiv(sq, prefillBr), h, b}, Block: prefillBlock, Launches: 1, Splits: 1, Tile: [2]int64{prefillBr, prefillBc}}

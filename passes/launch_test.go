@@ -56,24 +56,31 @@ func TestTargetSizesDecode(t *testing.T) {
 // TestTargetSizesPrefill checks that a tensor-core prefill issues wgmma on
 // the H200 (its ring from plan.PrefillWG: 128-key steps at head dim 128,
 // 32-key steps at 256, 3 stages each) and mma.sync on the A100 (its
-// static 128×64 tiles), at grids of 128-row query blocks, heads and
-// sequences.
+// static 128×64 tiles, a grid of 128-row query blocks, heads and
+// sequences); the wgmma kernel's blocks persist, a block an SM, where a
+// round of items spans fewer than prefillPersistBands query-tile bands.
 func TestTargetSizesPrefill(t *testing.T) {
-	dims := map[string]int64{"B": 2, "S": 300, "T": 0}
 	for _, tt := range []struct {
 		spec   string
 		target plan.Target
+		b, s   int64
 		want   plan.Launch
 	}{
-		{specs.Default, plan.H200, plan.Launch{Grid: [3]int64{3, 32, 2}, Block: 384, SharedBytes: 230400, Tile: [2]int64{128, 128}, Stages: 3, WGMMA: true}},
-		{"gemma2_softcap", plan.H200, plan.Launch{Grid: [3]int64{3, 16, 2}, Block: 384, SharedBytes: 164864, Tile: [2]int64{128, 32}, Stages: 3, WGMMA: true}},
-		{specs.Default, plan.A100, plan.Launch{Grid: [3]int64{3, 32, 2}, Block: 256, Tile: [2]int64{128, 64}}},
+		// 64 heads x sequences a band: a round of 132 items spans 3 bands.
+		{specs.Default, plan.H200, 2, 300, plan.Launch{Grid: [3]int64{132, 1, 1}, Block: 384, SharedBytes: 230400, Tile: [2]int64{128, 128}, Stages: 3, WGMMA: true, Persistent: true}},
+		// 32: 5 bands, a block an item.
+		{specs.Default, plan.H200, 1, 4096, plan.Launch{Grid: [3]int64{32, 32, 1}, Block: 384, SharedBytes: 230400, Tile: [2]int64{128, 128}, Stages: 3, WGMMA: true}},
+		// 16 x 2 heads x sequences: a block an item.
+		{"gemma2_softcap", plan.H200, 2, 300, plan.Launch{Grid: [3]int64{3, 16, 2}, Block: 384, SharedBytes: 164864, Tile: [2]int64{128, 32}, Stages: 3, WGMMA: true}},
+		{specs.Default, plan.H200, 8, 1024, plan.Launch{Grid: [3]int64{132, 1, 1}, Block: 384, SharedBytes: 230400, Tile: [2]int64{128, 128}, Stages: 3, WGMMA: true, Persistent: true}},
+		{specs.Default, plan.A100, 2, 300, plan.Launch{Grid: [3]int64{3, 32, 2}, Block: 256, Tile: [2]int64{128, 64}}},
 	} {
+		dims := map[string]int64{"B": tt.b, "S": tt.s, "T": 0}
 		l, _ := attentionLaunch(t, load(t, tt.spec), passes.Options{Dims: dims, Target: tt.target})
 		w := tt.want
-		if l.Variant != plan.VariantPrefill || l.Grid != w.Grid || l.Block != w.Block || l.SharedBytes != w.SharedBytes || l.Tile != w.Tile || l.Stages != w.Stages || l.WGMMA != w.WGMMA {
-			t.Errorf("%s on %s: %s, tile %v, %d stages in %d bytes; want grid %v x%d, tile %v, %d stages in %d bytes, wgmma %t",
-				tt.spec, tt.target.Name, l, l.Tile, l.Stages, l.SharedBytes, w.Grid, w.Block, w.Tile, w.Stages, w.SharedBytes, w.WGMMA)
+		if l.Variant != plan.VariantPrefill || l.Grid != w.Grid || l.Block != w.Block || l.SharedBytes != w.SharedBytes || l.Tile != w.Tile || l.Stages != w.Stages || l.WGMMA != w.WGMMA || l.Persistent != w.Persistent {
+			t.Errorf("%s on %s at B=%d S=%d: %s, tile %v, %d stages in %d bytes; want grid %v x%d, tile %v, %d stages in %d bytes, wgmma %t, persistent %t",
+				tt.spec, tt.target.Name, tt.b, tt.s, l, l.Tile, l.Stages, l.SharedBytes, w.Grid, w.Block, w.Tile, w.Stages, w.SharedBytes, w.WGMMA, w.Persistent)
 		}
 	}
 }

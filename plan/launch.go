@@ -60,6 +60,10 @@ type Launch struct {
 	// gemm launch takes the wgmma GEMM, a prefill launch the wgmma
 	// attention (PrefillWG).
 	WGMMA bool `json:",omitempty"`
+	// Persistent: the wgmma prefill attention's blocks, one an SM, take
+	// its (query tile, head, sequence) items in turn (a block an item
+	// otherwise).
+	Persistent bool `json:",omitempty"`
 }
 
 // String prints the launch as grid(x,y,z)×block.
@@ -85,6 +89,9 @@ func (l *Launch) String() string {
 	}
 	if l.WGMMA {
 		s += " wgmma"
+	}
+	if l.Persistent {
+		s += " persistent"
 	}
 	return s
 }

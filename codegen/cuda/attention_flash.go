@@ -204,6 +204,10 @@ func (m *flashModel) emitContext(w *writer, chunk, nps int64) error {
 		}
 	}
 	w.line("static constexpr int GRP = %d;", m.grp)
+	if l := k.pk.Launch; l != nil && l.Variant == plan.VariantPrefill && l.WGMMA {
+		w.line("// Whether the wgmma prefill's blocks take their items in turn (fz_att_wg_item).")
+		w.line("static constexpr bool PERSIST = %t;", l.Persistent)
+	}
 	w.line("// Whether a prefix pass attends the prefix the batch shares (fz_att_prefix).")
 	w.line("static constexpr bool PREFIX = %t;", m.prefixPass)
 	if m.prefixPass {

@@ -13,9 +13,11 @@ import (
 const rowCacheRegs = 48
 
 // rowCacheBlocks is the blocks an SM must hold of a row kernel that caches
-// chunks (its launch bounds): measured 4-5% faster than no bound at 4096
-// and 8192 rows of bench/specs/add_rmsnorm.fu, whose 74 registers a thread
-// then fit 61 (bench/results/2026-12-06-rows).
+// chunks (its launch bounds: 64 registers a thread): on an H100, at 4096
+// and 8192 rows of bench/specs/add_rmsnorm.fu, 4 blocks (61 registers)
+// measured 4-5% faster than no bound (74). 5 blocks (48 registers) measured
+// 1% faster than 4 there but spilled in Gemma-2's larger row kernels
+// (bench/results/2026-12-06-rows, rounds 1 and 3).
 const rowCacheBlocks = 4
 
 // rowCacheSteps bounds the unrolled steps of a cached row: a row of up to

@@ -223,34 +223,50 @@ template <int DH, int BC> FZ_DEV i64 fz_att_wg_mrow(const u16* p, const u16* tb)
 struct fz_att_wg_tile {
   i64 b, h, g, npre, ntot, p0, q0, lo, hi;
 };
-// fz_att_wg_at sets w to the block's query tile number i of BR rows and
-// reports whether there is one: tiles strided over gridDim.x (the last
-// tile first: under a causal mask the last tiles see the most keys), then
-// heads over gridDim.y, then sequences over gridDim.z. Every warpgroup
-// walks the same tiles.
+// fz_att_wg_item sets the sequence b, head h and first query q0 of the
+// block's query tile number i of BR rows and reports whether there is one.
+// A block of a grid of (query tiles, heads, sequences) takes one, the
+// last tile first (under a causal mask the last tiles see the most keys).
+// Persistent blocks (C::PERSIST, plan.Launch.Persistent) take the items in
+// turn, ordered longest first: the last query tile of every head and
+// sequence, then the one before it, the heads of a sequence side by side
+// (they share kv heads' keys in L2). fz_att_wg_at sets w to that tile.
+// Every warpgroup walks the same tiles.
+template <int BR, class C> FZ_DEV bool fz_att_wg_item(const C& c, int i, i64& b, i64& h, i64& q0) {
+  const u32 nqt = (u32)((c.nsq() + BR - 1) / BR), nh = (u32)c.nh(), hb = nh * (u32)c.nb();
+  if (!C::PERSIST) {
+    if (i > 0 || blockIdx.x >= nqt || blockIdx.y >= nh || blockIdx.z * nh >= hb) return false;
+    h = blockIdx.y;
+    b = blockIdx.z;
+    q0 = (i64)(nqt - 1 - blockIdx.x) * BR;
+    return true;
+  }
+  const u32 gi = blockIdx.x + (u32)i * gridDim.x;
+  if (gi >= nqt * hb) return false;
+  const u32 x = gi / hb, r = gi - x * hb;
+  h = r % nh;
+  b = r / nh;
+  q0 = (i64)(nqt - 1 - x) * BR;
+  return true;
+}
 template <int BR, class C> FZ_DEV bool fz_att_wg_at(const C& c, int i, fz_att_wg_tile& w) {
-  const i64 S = c.nsq(), nqt = (S + BR - 1) / BR;
-  const int nx = (int)fz_cdiv64(fz_max64(nqt - blockIdx.x, 0), gridDim.x), nh = (int)fz_cdiv64(fz_max64(c.nh() - blockIdx.y, 0), gridDim.y);
-  if (nx == 0 || nh == 0 || i >= nx * nh * (int)fz_cdiv64(fz_max64(c.nb() - blockIdx.z, 0), gridDim.z)) return false;
-  const i64 x = blockIdx.x + (i64)(i % nx) * gridDim.x;
-  w.h = blockIdx.y + (i64)(i / nx % nh) * gridDim.y;
-  w.b = blockIdx.z + (i64)(i / (nx * nh)) * gridDim.z;
+  if (!fz_att_wg_item<BR>(c, i, w.b, w.h, w.q0)) return false;
+  const i64 S = c.nsq();
   w.g = w.h / C::GRP;
   w.npre = c.npre(w.b, w.g);
   w.ntot = w.npre + c.nown(w.b, w.g);
   w.p0 = w.ntot - S;
-  w.q0 = (nqt - 1 - x) * BR;
   c.kbounds(w.p0 + w.q0, w.p0 + w.q0 + fz_min64(S - w.q0, BR) - 1, w.ntot, w.lo, w.hi);
   return true;
 }
 
-// fz_att_prefill_wg is FlashAttention on wgmma. Block (query tile, head h,
-// sequence b) takes query tiles of 128 rows (strided over gridDim.x, the
-// last tile first: under a causal mask the last tiles see the most keys)
-// against the key tiles the tile's rows can see, BC keys a step through a
-// ring of NST stages in dynamic shared memory (plan.PrefillWG). Warpgroup
-// w < 2 owns rows 64w .. 64w + 63 and skips the tiles none of them sees;
-// warpgroup 2 fills the ring.
+// fz_att_prefill_wg is FlashAttention on wgmma. A block takes query tiles
+// of 128 rows of a head and sequence (fz_att_wg_item: one, or several in
+// turn) against the key tiles the tile's rows can see, BC keys a step
+// through a ring of NST stages in dynamic shared memory (plan.PrefillWG).
+// Warpgroup w < 2 owns rows 64w .. 64w + 63 and skips the tiles none of
+// them sees; warpgroup 2 fills the ring, running ahead into the block's
+// next tile while the consumers finish one.
 template <int DH, int BC, int NST, bool BF, class C>
 FZ_DEV void fz_att_prefill_wg(const C& c) {
   constexpr int BR = 128, NKS = DH / 16, NO = DH / 8, TILE = BC * DH;
@@ -341,11 +357,31 @@ FZ_DEV void fz_att_prefill_wg(const C& c) {
   u16* const sq = tiles();
   const u32 qa = fz_smem_addr(sq) + wg * 64 * 128, ra = fz_smem_addr(sq + BR * DH);
   u32 it = 0; // the ring's fills consumed so far
+  // qload starts the copy of this warpgroup's query rows of the block's
+  // tile wi (none past the sequence) and says whether it did: a persistent
+  // block's next tile's once the last Q·Kᵀ of this one has read the rows,
+  // beside its last P·V and under its output's stores; otherwise the
+  // block's one tile's, first.
+  const auto qload = [&](int wi) {
+    i64 nb, nh, nq0;
+    if (!fz_att_wg_item<BR>(c, wi, nb, nh, nq0) || nq0 + wg * 64 >= S) return false;
+    fz_att_wg_rows<DH, BR, 128>(sq, wg * 64, 64, tid, [&](int r) { return nq0 + r < S ? c.qrow(nb, nh, nq0 + r) : (const u16*)nullptr; });
+    fz_cp_commit();
+    return true;
+  };
+  bool qpend = C::PERSIST && qload(0);
   fz_att_wg_tile w;
   for (int wi = 0; fz_att_wg_at<BR>(c, wi, w); wi++) {
     const i64 b = w.b, h = w.h, ntot = w.ntot, p0 = w.p0, q0 = w.q0, lo = w.lo, hi = w.hi;
     const int ntile = (int)((hi - lo + BC - 1) / BC);
     const i64 w0 = q0 + wg * 64, wl = fz_min64(w0 + 63, S - 1);
+    if (!C::PERSIST) qpend = qload(wi);
+    if (qpend) {
+      fz_cp_wait<0>();
+      fz_fence_proxy_async();
+      fz_bar_sync(1 + wg, 128);
+      qpend = false;
+    }
     // The tiles this warpgroup's rows see: ta .. tb - 1.
     int ta = 0, tb = 0;
     if (w0 < S) {
@@ -355,12 +391,8 @@ FZ_DEV void fz_att_prefill_wg(const C& c) {
         ta = (int)(fz_max64(wlo - lo, 0) / BC);
         tb = (int)fz_min64(ntile, (whi - lo + BC - 1) / BC);
       }
-      fz_att_wg_rows<DH, BR, 128>(sq, wg * 64, 64, tid, [&](int r) { return q0 + r < S ? c.qrow(b, h, q0 + r) : (const u16*)nullptr; });
-      fz_cp_commit();
-      fz_cp_wait<0>();
-      fz_fence_proxy_async();
-      fz_bar_sync(1 + wg, 128);
     }
+    if (C::PERSIST && ta >= tb) qpend = qload(wi + 1);
     i64 pos[2];
 #pragma unroll
     for (int hh = 0; hh < 2; hh++) {
@@ -424,6 +456,7 @@ FZ_DEV void fz_att_prefill_wg(const C& c) {
         fz_att_probs<BC, BF>(s, p);
       }
       pv(tb - 1);
+      if (C::PERSIST) qpend = qload(wi + 1);
       fz_wgmma_wait<0>();
       give(tb - 1);
     }
