@@ -77,14 +77,22 @@ type lanes struct {
 	body   string
 	// cached are the loads into a rowCache's registers this body makes
 	// (emitted by rowCache.emit); reads of chunks an earlier pass cached
-	// are in neither list. unpacks are the packed cached chunks it reads,
-	// each unpacked into the local array named by its ptr.
-	cached, unpacks []vecLoad
+	// are in neither list. unpacks are the packed cached chunks it reads.
+	cached  []vecLoad
+	unpacks []unpack
 }
 
-// aligned is the run-time condition under which the vector body may run
-// for the chunk starting at j0.
-func (c *lanes) aligned(atRowStart bool) string {
+// unpack is a packed cached chunk arr of dtype dt that a body reads
+// through the local array local.
+type unpack struct {
+	arr, local string
+	dt         ir.DType
+}
+
+// alignment lists the conditions under which the vector body may run for
+// the chunk starting at j0 (at the row's start: at chunk 0), one a vector
+// access.
+func (c *lanes) alignment(atRowStart bool) []string {
 	var conds []string
 	ptr := func(p string) string {
 		if atRowStart {
@@ -98,6 +106,14 @@ func (c *lanes) aligned(atRowStart bool) string {
 	for _, st := range c.stores {
 		conds = append(conds, fmt.Sprintf("fz_aligned(%s, %d)", ptr(st.ptr), vecAlign(st.dt)))
 	}
+	return conds
+}
+
+// aligned is alignment's conditions as one C condition.
+func (c *lanes) aligned(atRowStart bool) string { return allOf(c.alignment(atRowStart)) }
+
+// allOf is the conjunction of C conditions, "true" for none.
+func allOf(conds []string) string {
 	if len(conds) == 0 {
 		return "true"
 	}
@@ -212,7 +228,7 @@ func (l *elemLoop) emit(w *writer, parent *scope) error {
 		if err != nil {
 			return err
 		}
-		l.cache.require(c.aligned(true))
+		l.cache.require(c.alignment(true))
 		l.cache.emit(w, c)
 		scalarStart = l.cache.nv + " + threadIdx.x"
 	} else if l.vec {

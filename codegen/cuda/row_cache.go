@@ -2,7 +2,7 @@ package cuda
 
 import (
 	"fmt"
-	"strings"
+	"slices"
 
 	"github.com/fuser-dev/fuser/ir"
 )
@@ -85,16 +85,9 @@ func (c *rowCache) load(ptr string, dt ir.DType) (arr string, first bool) {
 }
 
 // require adds a pass's alignment conditions to the shared vector bound.
-func (c *rowCache) require(cond string) {
-	for _, x := range strings.Split(cond, " && ") {
-		if x == "true" {
-			continue
-		}
-		dup := false
-		for _, y := range c.conds {
-			dup = dup || x == y
-		}
-		if !dup {
+func (c *rowCache) require(conds []string) {
+	for _, x := range conds {
+		if !slices.Contains(c.conds, x) {
 			c.conds = append(c.conds, x)
 		}
 	}
@@ -107,11 +100,7 @@ func (c *rowCache) declare(w *writer) {
 	if len(c.decls) > 0 {
 		c.k.minBlocks = rowCacheBlocks
 	}
-	cond := "true"
-	if len(c.conds) > 0 {
-		cond = strings.Join(c.conds, " && ")
-	}
-	w.line("const i64 %s = (%s) ? %d : 0;", c.nv, cond, c.n&^7)
+	w.line("const i64 %s = (%s) ? %d : 0;", c.nv, allOf(c.conds), c.n&^7)
 	for _, d := range c.decls {
 		if packed(d.dt) {
 			w.line("uint4 %s[%d];", d.arr, c.steps)
@@ -136,8 +125,8 @@ func (c *rowCache) emit(w *writer, l *lanes) {
 		}
 	}
 	for _, u := range l.unpacks {
-		w.line("float %s[8];", u.ptr)
-		w.line("fz_unpack_%s(%s, %s[it]);", dsuf(u.dt), u.ptr, u.arr)
+		w.line("float %s[8];", u.local)
+		w.line("fz_unpack_%s(%s, %s[it]);", dsuf(u.dt), u.local, u.arr)
 	}
 	l.emitVector(w)
 	w.close()
@@ -146,17 +135,17 @@ func (c *rowCache) emit(w *writer, l *lanes) {
 
 // ref is the lane expression of position u of the cached chunk arr (dtype
 // dt) in the body l: a packed chunk is unpacked once a step into a local
-// array of l (recorded in l.unpacks, its name in ptr).
+// array of l (l.unpacks).
 func (c *rowCache) ref(l *lanes, arr string, dt ir.DType) string {
 	if !packed(dt) {
 		return fmt.Sprintf("%s[it][u]", arr)
 	}
 	for _, u := range l.unpacks {
 		if u.arr == arr {
-			return u.ptr + "[u]"
+			return u.local + "[u]"
 		}
 	}
-	name := c.k.fresh("vu")
-	l.unpacks = append(l.unpacks, vecLoad{arr: arr, ptr: name, dt: dt})
-	return name + "[u]"
+	u := unpack{arr: arr, local: c.k.fresh("vu"), dt: dt}
+	l.unpacks = append(l.unpacks, u)
+	return u.local + "[u]"
 }
