@@ -147,8 +147,8 @@ ROW_SPECS = {
 
 
 def rows_anchor(ns):
-    """torch.compile (Inductor, mode max-autotune-no-cudagraphs: one
-    generated kernel each) of the expressions of ROW_SPECS at n rows, timed
+    """torch.compile (Inductor, mode max-autotune-no-cudagraphs, static
+    shapes: one generated kernel each) of the expressions of ROW_SPECS at n rows, timed
     as fuser bench times ours (launch_median_us, every launch on another
     set of inputs, the sets together past 3x the L2), and a device copy of
     as many bytes timed the same way; TBps = the bytes the expression must
@@ -156,9 +156,11 @@ def rows_anchor(ns):
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
     out = {}
     for name, (f, shapes, nbytes) in ROW_SPECS.items():
-        torch._dynamo.reset()
-        cf = torch.compile(f, mode="max-autotune-no-cudagraphs")
         for n in ns:
+            # A compile of its own for each shape: a second shape would
+            # otherwise recompile the function for dynamic shapes.
+            torch._dynamo.reset()
+            cf = torch.compile(f, mode="max-autotune-no-cudagraphs", dynamic=False)
             b = nbytes(n)
             sets = max(1, math.ceil(3 * l2 / b))
             ins = [[torch.randn(*sh, device=DEV, dtype=torch.bfloat16) for sh in shapes(n)] for _ in range(sets)]
