@@ -14,10 +14,13 @@ import (
 // Device runs plans on one GPU: a context, a stream, and the modules loaded
 // so far by image key.
 type Device struct {
-	Ctx     *runtime.Context
-	Stream  *runtime.Stream
-	Images  *Images
-	modules map[string]*runtime.Module
+	Ctx    *runtime.Context
+	Stream *runtime.Stream
+	Images *Images
+	// Mutation, when set, corrupts the plans loaded after it is set (a
+	// mutation run; see Mutation).
+	Mutation *Mutation
+	modules  map[string]*runtime.Module
 }
 
 // NewDevice makes a context on device 0 (locking the calling goroutine to
@@ -64,6 +67,8 @@ type Loaded struct {
 	// generated.
 	entries [][]*runtime.Kernel
 	modules []*runtime.Module
+	// mutation is the device's at load.
+	mutation *Mutation
 }
 
 // Load loads p's generated kernels.
@@ -72,7 +77,7 @@ func (d *Device) Load(p *Plan) (*Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Loaded{D: d, P: p, Layout: lay, entries: make([][]*runtime.Kernel, len(p.Kernels)), modules: make([]*runtime.Module, len(p.Kernels))}
+	l := &Loaded{D: d, P: p, Layout: lay, entries: make([][]*runtime.Kernel, len(p.Kernels)), modules: make([]*runtime.Module, len(p.Kernels)), mutation: d.Mutation}
 	for i, k := range p.Kernels {
 		if k.Err != nil {
 			continue
@@ -221,7 +226,8 @@ func (l *Loaded) Generated(i int) bool { return l.entries[i] != nil }
 
 // Launch enqueues every entry of kernel i on s with the plan's grid, shared
 // memory and dependence and the CUDA block, as the generated Go launch code
-// does.
+// does; under a mutation that names the kernel, it then waits for s and
+// scales what the kernel wrote (so not inside a graph capture).
 func (l *Loaded) Launch(in *Instance, i int, s *runtime.Stream) error {
 	k := l.P.Kernels[i]
 	if l.entries[i] == nil {
@@ -235,6 +241,30 @@ func (l *Loaded) Launch(in *Instance, i int, s *runtime.Stream) error {
 	for _, e := range l.entries[i] {
 		if err := runtime.LaunchWith(e, lp.Grid, k.CUDA.Block, lp.SharedBytes, launchOpts(lp, lp.Dependent), s, args...); err != nil {
 			return fmt.Errorf("%s (%s): %w", k.Plan.Name, lp.Variant, err)
+		}
+	}
+	if m := l.mutation; m != nil && m.Kernel.MatchString(k.Plan.Name) {
+		return in.mutate(k, s)
+	}
+	return nil
+}
+
+// mutate scales every buffer but a state that kernel k writes, once s has
+// run it.
+func (in *Instance) mutate(k *Kernel, s *runtime.Stream) error {
+	if err := s.Synchronize(); err != nil {
+		return fmt.Errorf("mutation of %s: %w", k.Plan.Name, err)
+	}
+	for _, w := range Written(k.Plan) {
+		if IsState(w) {
+			continue
+		}
+		b, err := in.Download(w)
+		if err == nil {
+			err = in.Upload(w, in.L.mutation.scaled(b, w.Type.DType))
+		}
+		if err != nil {
+			return fmt.Errorf("mutation of %s: %w", k.Plan.Name, err)
 		}
 	}
 	return nil

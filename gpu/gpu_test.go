@@ -97,6 +97,7 @@ func caseOnCPU(t *testing.T, c Case, strict bool) []*Plan {
 	}
 	var layer *interp.Result
 	var plans []*Plan
+	var refs []*Reference
 	for _, fused := range []bool{true, false} {
 		p, err := NewPlan(g, c.Dims, fused)
 		if err != nil {
@@ -130,8 +131,36 @@ func caseOnCPU(t *testing.T, c Case, strict bool) []*Plan {
 			t.Fatalf("%s: %v", c.Name(), err)
 		}
 		checkBytes(t, c.Name()+" "+PlanName(fused), p, lay, ref)
+		refs = append(refs, ref)
 	}
+	checkBudget(t, c.Name(), plans[0], layer, refs[0].Kernels, refs[1].Kernels)
 	return plans
+}
+
+// checkBudget checks that the fused plan's rounded reference (rounded
+// where its kernels store, as they do) is within the error budget the
+// device suite holds its layer results to (LayerBudget; base is the
+// unfused plan's rounded reference).
+func checkBudget(t *testing.T, name string, p *Plan, layer, fused, base *interp.Result) {
+	t.Helper()
+	for _, v := range p.Results() {
+		got := fused.Outputs[v.Name]
+		if IsState(v) {
+			got = fused.States[v.Name]
+		}
+		if got == nil {
+			t.Fatalf("%s: no fused result for %s", name, v.Name)
+		}
+		d, ok, err := LayerBudget(v, got.Data, layer, base)
+		switch {
+		case err != nil:
+			t.Fatalf("%s: %v", name, err)
+		case ok && !d.OK():
+			t.Errorf("%s %s: the fused plan's rounded reference is past the budget: %s", name, v.Name, d)
+		case ok:
+			t.Logf("%s %s: %s", name, v.Name, d)
+		}
+	}
 }
 
 func checkBytes(t *testing.T, name string, p *Plan, lay *Layout, ref *Reference) {

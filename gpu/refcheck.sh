@@ -22,8 +22,10 @@
 #
 # Environment: REF_CASES (a regexp of the case names, refdump -cases),
 # REF_RATIO (default 2), REF_EPS_REL (default 1e-6 of max|float64|),
-# REF_TIMEOUT (seconds per step, default 300), REF_DATA (keep the data
-# there instead of a scratch directory), PYTHON (default python3).
+# REF_TIMEOUT (seconds per step, default 300), REF_MUTATE (a mutation run:
+# refdump -mutate KERNEL_REGEXP=SCALE, after which the check must fail),
+# REF_DATA (keep the data there instead of a scratch directory), PYTHON
+# (default python3).
 # Exits 1 when a step failed or a check did not pass (refcheck.py fails a
 # run where a plan was skipped or nothing was compared; its verdict line,
 # in the summary, says why).
@@ -58,6 +60,7 @@ step() {
 
 cases=()
 if [ -n "${REF_CASES:-}" ]; then cases=(-cases "$REF_CASES"); fi
+if [ -n "${REF_MUTATE:-}" ]; then cases+=(-mutate "$REF_MUTATE"); fi
 step refdump "$r/refdump.log" "$here/refdump" -out "$data" -kernels "$here/kernels" "${cases[@]}"
 if [ -f "$data/cases.json" ]; then
 	cp "$data/cases.json" "$r/"

@@ -46,7 +46,8 @@ echo '{"passed": true}' | tee "$out/refcheck.json"
 `
 
 // TestRefcheckScript runs refcheck.sh over stand-ins for refdump and
-// python3: both steps run with their arguments, the summary records each,
+// python3: both steps run with their arguments (REF_CASES and REF_MUTATE
+// passed to refdump), the summary records each,
 // the manifest, the programs, the logs and refcheck.json come back in the
 // one archive and the data does not; with refcheck.py failing a run where
 // a plan was skipped, the script exits 1 and the summary says why; with
@@ -79,7 +80,7 @@ func TestRefcheckScript(t *testing.T) {
 		return string(b), err
 	}
 	out := filepath.Join(dir, "out")
-	if b, err := run(out, "REF_CASES=^tiny/", "REF_RATIO=3"); err != nil {
+	if b, err := run(out, "REF_CASES=^tiny/", "REF_RATIO=3", "REF_MUTATE=attention=1.1"); err != nil {
 		t.Fatalf("refcheck.sh: %v\n%s", err, b)
 	}
 	sum, err := os.ReadFile(filepath.Join(out, "summary.txt"))
@@ -94,7 +95,7 @@ func TestRefcheckScript(t *testing.T) {
 	got := archive(t, filepath.Join(out, "refcheck.tgz"))
 	data := filepath.Join(dir, "data")
 	for name, want := range map[string]string{
-		"refcheck/refdump.log":                "refdump -out " + data + " -kernels " + filepath.Join(gpu, "kernels") + " -cases ^tiny/",
+		"refcheck/refdump.log":                "refdump -out " + data + " -kernels " + filepath.Join(gpu, "kernels") + " -cases ^tiny/ -mutate attention=1.1",
 		"refcheck/refcheck.log":               "python " + filepath.Join(gpu, "refcheck.py") + " " + data + " --out ",
 		"refcheck/cases.json":                 `{"cases": []}`,
 		"refcheck/programs/c00_tiny/layer.py": "def layer",

@@ -14,6 +14,10 @@
 #   suite_summary.json      every check of the suite: pass / fail / skip, worst err/tol
 #   memcheck.log            compute-sanitizer --tool memcheck on a representative run
 #   racecheck.log           compute-sanitizer --tool racecheck on the same run
+#   refcheck/               .gpu/refcheck.sh: every shipped spec (shrunk, and
+#                           Llama-3-8B at full size), fused and unfused, against
+#                           float64 within twice PyTorch's own bf16 error
+#                           (refcheck.tgz, summary.txt; REF_CASES as there)
 #   fuser_bench.txt/.json   fuser bench: kernels, steps, ceilings
 #   layerstep.*             each bench dims' step timed through the Go package
 #                           fuser build generates (gpu/layerstep), against
@@ -37,7 +41,8 @@
 # default the shrunk tiny spec's and the split-K GEMV's), SUITE_CASES
 # (regexp of the cases the suite runs, default all: a bundle built with
 # GPU_CASES has only those), SKIP_LADDER, SKIP_SUITE, SKIP_SANITIZER,
-# SKIP_BENCH, SKIP_COMPARE, SKIP_NCU (set to 1 to leave a step out),
+# SKIP_BENCH, SKIP_COMPARE, SKIP_NCU, SKIP_REFCHECK (set to 1 to leave a
+# step out),
 # BENCH_REPS, STEP_TIMEOUT
 # (seconds, per step), PREFILL (token counts, e.g. 4096,512: compare.py
 # also anchors the Llama-3-8B layer at prefill, batch 1, and its GEMMs
@@ -92,6 +97,10 @@ if [ "${SKIP_SANITIZER:-0}" != 1 ]; then
 			"$here/gpu.test" -test.v -test.run '^TestSuite$' -kernels "$here/kernels" -cases "$san_cases"
 		grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|Error|Hazard' "$out/$tool.log" | tail -5 >>"$out/summary.txt"
 	done
+fi
+if [ "${SKIP_REFCHECK:-0}" != 1 ]; then
+	step refcheck "$out/refcheck.log" "$here/refcheck.sh" "$out/refcheck"
+	grep -E '^verdict|exit' "$out/refcheck/summary.txt" >>"$out/summary.txt"
 fi
 if [ "${SKIP_BENCH:-0}" != 1 ]; then
 	dims=()

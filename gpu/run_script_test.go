@@ -15,10 +15,11 @@ const argsStub = `#!/usr/bin/env bash
 echo "$(basename "$0") $*"
 `
 
-// TestRunScriptPrefill runs run.sh with every step but runtime's and
-// compare's left out, over stand-ins for runtime.test and python3:
-// compare.py gets --prefill with PREFILL's token counts, and no --prefill
-// when PREFILL is unset or empty.
+// TestRunScriptPrefill runs run.sh with every step but runtime's,
+// refcheck's and compare's left out, over stand-ins for runtime.test,
+// refcheck.sh and python3: compare.py gets --prefill with PREFILL's token
+// counts, and no --prefill when PREFILL is unset or empty; refcheck.sh
+// runs into the results' refcheck/.
 func TestRunScriptPrefill(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("no bash")
@@ -38,6 +39,7 @@ func TestRunScriptPrefill(t *testing.T) {
 		filepath.Join(gpu, "run.sh"):       string(src),
 		filepath.Join(gpu, "bench.env"):    "BENCH_SPEC=llama3_8b\nBENCH_DIMS=\"B=1,S=4096,T=0\"\n",
 		filepath.Join(gpu, "runtime.test"): argsStub,
+		filepath.Join(gpu, "refcheck.sh"):  argsStub,
 		filepath.Join(gpu, "compare.py"):   "",
 		filepath.Join(bin, "python3"):      argsStub,
 	} {
@@ -71,6 +73,10 @@ func TestRunScriptPrefill(t *testing.T) {
 		want := "--out " + out + tc.want + "\n"
 		if !strings.HasPrefix(string(log), compare) || !strings.HasSuffix(string(log), want) {
 			t.Errorf("%s: compare.py ran as %q, want it to end %q", tc.name, log, want)
+		}
+		ref, err := os.ReadFile(filepath.Join(out, "refcheck.log"))
+		if want := "refcheck.sh " + filepath.Join(out, "refcheck") + "\n"; err != nil || string(ref) != want {
+			t.Errorf("%s: refcheck.sh ran as %q (%v), want %q", tc.name, ref, err, want)
 		}
 	}
 }

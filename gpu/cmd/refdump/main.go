@@ -11,7 +11,10 @@
 // cases.json listing them. bench/refcheck.py reads that directory;
 // .gpu/refcheck.sh runs both.
 //
-//	refdump -out DIR [-cases REGEXP] [-seed N] [-kernels DIR]
+//	refdump -out DIR [-cases REGEXP] [-seed N] [-kernels DIR] [-mutate KERNEL_REGEXP=SCALE]
+//
+// -mutate makes a mutation run (gpu.Mutation): what the matching kernels
+// write is scaled after each launch, and refcheck.py must then fail.
 package main
 
 import (
@@ -30,24 +33,30 @@ func main() {
 	casesRe := flag.String("cases", "", "only the cases whose name (spec/size/dims) matches this regexp")
 	seed := flag.Int64("seed", gpu.DefaultSeed, "seed the suite's cases are drawn from (the bundle has the kernels of the default's)")
 	kernels := flag.String("kernels", "", "directory of compiled kernel images (default $FUSER_KERNELS, else kernels/ beside this binary)")
+	mutate := flag.String("mutate", "", "a mutation run: KERNEL_REGEXP=SCALE scales what the matching kernels write")
 	flag.Parse()
 	re, err := regexp.Compile(*casesRe)
+	var m *gpu.Mutation
+	if err == nil {
+		m, err = gpu.ParseMutation(*mutate)
+	}
 	if *out == "" || err != nil || flag.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "usage: refdump -out DIR [-cases REGEXP] [-seed N] [-kernels DIR] (%v)\n", err)
+		fmt.Fprintf(os.Stderr, "usage: refdump -out DIR [-cases REGEXP] [-seed N] [-kernels DIR] [-mutate KERNEL_REGEXP=SCALE] (%v)\n", err)
 		os.Exit(2)
 	}
-	if err := run(*out, re, *seed, *kernels); err != nil {
+	if err := run(*out, re, *seed, *kernels, m); err != nil {
 		log.Fatalf("refdump: %v", err)
 	}
 }
 
-func run(out string, re *regexp.Regexp, seed int64, kernels string) error {
+func run(out string, re *regexp.Regexp, seed int64, kernels string, mutation *gpu.Mutation) error {
 	images := &gpu.Images{Dir: gpu.KernelsDir(kernels), NVCC: gpu.FindNVCC(), Log: log.Printf}
 	dev, err := gpu.NewDevice(images)
 	if err != nil {
 		return err
 	}
 	defer dev.Close()
+	dev.Mutation = mutation
 	m := &gpu.RefManifest{Seed: seed}
 	for i, c := range gpu.RefCases(seed) {
 		if !re.MatchString(c.Name()) {
