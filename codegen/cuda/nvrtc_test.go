@@ -43,9 +43,10 @@ const ptxasGolden = "testdata/ptxas.txt"
 // TestNVRTC compiles the modules of every spec (see nvrtcDefault) for
 // their target's architecture (sm_90a; sm_80 for portableSpecs' A100
 // plans), and fails on any compile error or register spill; the ptxas
-// report of every kernel is checked against ptxasGolden, which marks the
-// kernels whose wgmmas ptxas serialized (the tiny spec's GEMV and GEMM at
-// K = 16 and 24: a new one shows in the diff).
+// report of every kernel is checked against ptxasGolden (registers within
+// ptxasSlack, the rest exactly), which marks the kernels whose wgmmas
+// ptxas serialized (the tiny spec's GEMV and GEMM at K = 16 and 24: a new
+// one shows in the diff).
 func TestNVRTC(t *testing.T) {
 	cfgs := testConfigs(t)
 	var mu sync.Mutex
@@ -111,7 +112,7 @@ func TestNVRTC(t *testing.T) {
 		"# static shared memory bytes, stack bytes, and \"serialized\" where ptxas serialized\n" +
 		"# the entry's wgmmas (its C7513 advisory). Made by TestNVRTC; to accept a change:\n" +
 		"# go test -tags nvrtc ./codegen/cuda -run TestNVRTC -update\n"
-	golden.Check(t, ptxasGolden, header+strings.Join(rows, "\n")+"\n")
+	golden.CheckFunc(t, ptxasGolden, header+strings.Join(rows, "\n")+"\n", ptxasEqual)
 }
 
 // TestTimelineNVRTC compiles the Llama-3-8B decode step's timeline module
