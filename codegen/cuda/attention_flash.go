@@ -191,18 +191,7 @@ func (m *flashModel) hasPrefixPass(l *plan.Launch) bool {
 func (m *flashModel) emitContext(w *writer, chunk, nps int64) error {
 	k := m.k
 	w.open("struct @BODY@_ctx {")
-	for i, p := range k.params {
-		if p.Value == nil {
-			w.line("i64 %s;", dimParam(p.Dim))
-			continue
-		}
-		t := ctype(p.Value.Type.DType)
-		if k.written[p.Value] {
-			w.line("%s* p%d;", t, i)
-		} else {
-			w.line("const %s* p%d;", t, i)
-		}
-	}
+	k.emitParamFields(w)
 	w.line("static constexpr int GRP = %d;", m.grp)
 	if l := k.pk.Launch; l != nil && l.Variant == plan.VariantPrefill && l.WGMMA {
 		w.line("// Whether the wgmma prefill's blocks take their items in turn (fz_att_wg_item).")
@@ -520,7 +509,7 @@ func (k *kgen) flashAttentionKernel() (*generated, error) {
 	if err := m.emitContext(&helpers, chunk, nps); err != nil {
 		return nil, err
 	}
-	ctx := fmt.Sprintf("  const @BODY@_ctx c = {%s};\n", k.bodyArgs())
+	ctx := "  " + k.ctxInit("c") + "\n"
 	ws := "fz_workspace, (i64)(sizeof(fz_workspace) / sizeof(float))"
 	// Every entry waits for the kernel before it itself: the decode after
 	// asking L2 for its first rows, the others first.

@@ -22,6 +22,7 @@ var deviceFiles embed.FS
 
 // The libraries generators ask for.
 const (
+	libGemv             = "gemv.cuh"
 	libTMA              = "tma.cuh"
 	libAttentionBulk    = "attention_bulk.cuh"
 	libAttentionFlash   = "attention_flash.cuh"
@@ -45,6 +46,7 @@ type library struct {
 var libraries = []library{
 	{"prelude.cuh", true},
 	{"row_softmax.cuh", true},
+	{libGemv, false},
 	{libGemvMMA, false},
 	{libGemvWGMMA, false},
 	{libTMA, false},

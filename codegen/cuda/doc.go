@@ -55,7 +55,10 @@
 //
 // The generic device code is CUDA under device/ (*.cuh), embedded and
 // pasted into the module in the order device.go lists; the generators
-// write per-kernel code and instantiate its templates. Identical kernel
+// write per-kernel code and instantiate its templates with a context type
+// per body (@BODY@_ctx: its parameters, and for attention its addressing
+// and modifiers, for a matmul its operands' dtypes, layouts and
+// addressing, which the GEMV tile of gemv.cuh reads). Identical kernel
 // bodies (same code up to parameter names) are emitted once; each kernel's
 // entries call the shared body. Kernel.Hash is the body's content hash.
 package cuda

@@ -319,6 +319,7 @@ func (g *gemmModel) mainBody(split bool) (string, error) {
 	w.line("__shared__ i64 scol[%d];", max(tn, mmaBN))
 	w.line("__shared__ int svec[%d];", tn/8)
 	w.line("float* As = smem; float* red = smem;")
+	w.line("%s", k.ctxInit("cx"))
 	if g.gemvMMA() || wgl {
 		w.line("extern __shared__ __align__(128) unsigned char fz_gemv_dsm[];")
 		if g.gemvWGMMA() || wgl {
@@ -367,10 +368,10 @@ func (g *gemmModel) mainBody(split bool) (string, error) {
 	if err := g.tileLoop(&w); err != nil {
 		return "", err
 	}
-	w.line("const i64 kper = @BODY@_kper(kv, nsplit);")
+	w.line("const i64 kper = fz_gemv_kper(kv, nsplit);")
 	w.line("const i64 k0 = fz_min64(kv, sp * kper), k1 = fz_min64(kv, k0 + kper);")
 	w.open("if (!waited) {")
-	w.line("@BODY@_prefetch(%s, ub, k0, fz_min64(k1, k0 + %d), scol);", k.bodyArgs(), gemvPrefetchRows)
+	w.line("fz_gemv_prefetch(cx, ub, k0, fz_min64(k1, k0 + %d), scol);", gemvPrefetchRows)
 	w.line("fz_grid_sync();")
 	w.line("waited = true;")
 	w.close()

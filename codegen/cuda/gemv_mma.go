@@ -132,14 +132,14 @@ func (g *gemmModel) emitGemvCall(w *writer) {
 	}
 	w.open("for (int p = 0; p < mr; p += %d) {", pass)
 	if pass == 1 {
-		w.line("@BODY@_gemv<1>(%s, ub, r0 + p, 1, k0, k1, scol, svec, As, red, res + p * %d);", args, gemvRowTN)
+		w.line("fz_gemv_tile<@BODY@_ctx, 1>(cx, ub, r0 + p, 1, k0, k1, scol, svec, As, red, res + p * %d);", gemvRowTN)
 		w.close()
 		return
 	}
 	w.line("const int mp = mr - p < %d ? mr - p : %d;", pass, pass)
 	w.open("switch (mp <= 1 ? 1 : mp <= 2 ? 2 : mp <= 4 ? 4 : 8) {")
 	for m := 1; m <= pass; m *= 2 {
-		w.line("case %d: @BODY@_gemv<%d>(%s, ub, r0 + p, mp, k0, k1, scol, svec, As, red, res + p * %d); break;", m, m, args, gemvRowTN)
+		w.line("case %d: fz_gemv_tile<@BODY@_ctx, %d>(cx, ub, r0 + p, mp, k0, k1, scol, svec, As, red, res + p * %d); break;", m, m, gemvRowTN)
 	}
 	w.close()
 	w.close()
@@ -220,11 +220,11 @@ func (g *gemmModel) aRowAddr(w *writer, pre string, m ix) (string, error) {
 func (g *gemmModel) libs() []string {
 	switch {
 	case g.gemmWGLaunch():
-		return []string{libTMA, libGemvWGMMA, libGemmWGMMA}
+		return []string{libGemv, libTMA, libGemvWGMMA, libGemmWGMMA}
 	case g.gemvWGMMA():
-		return []string{libGemvWGMMA}
+		return []string{libGemv, libGemvWGMMA}
 	case g.gemvMMA():
-		return []string{libGemvMMA}
+		return []string{libGemv, libGemvMMA}
 	}
-	return nil
+	return []string{libGemv}
 }

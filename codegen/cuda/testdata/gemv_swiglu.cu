@@ -1,26 +1,20 @@
 // body of k05_gemm_matmul_silu_mul
-FZ_DEV int fzb_1e730d23c4b6f84c_nslot(int seg, int wn, int nt) {
+FZ_DEV int fzb_0cf174356e179ebc_nslot(int seg, int wn, int nt) {
   switch (seg) {
     case 0: return (nt / 2) * 32 + wn * 16 + (nt % 2) * 8;
   }
   return 0;
 }
-FZ_DEV uint4 fzb_1e730d23c4b6f84c_ld16(const void* p) {
-  uint4 v;
-  asm("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
-  return v;
-}
-FZ_DEV i64 fzb_1e730d23c4b6f84c_kper(i64 kv, i64 nsplit) { return ((kv + nsplit - 1) / nsplit + 7) / 8 * 8; }
-FZ_DEV i64 fzb_1e730d23c4b6f84c_ntiles256(i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV i64 fzb_0cf174356e179ebc_ntiles256(i64 dim_B, i64 dim_S, i64 dim_T) {
   return 112;
 }
-FZ_DEV int fzb_1e730d23c4b6f84c_tile256(i64 t, i64* u, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV int fzb_0cf174356e179ebc_tile256(i64 t, i64* u, i64 dim_B, i64 dim_S, i64 dim_T) {
   if (t < 112) { *u = t; return 0; }
   t -= 112;
   *u = 0;
   return -1;
 }
-FZ_DEV i64 fzb_1e730d23c4b6f84c_col256(int seg, i64 u, int s, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV i64 fzb_0cf174356e179ebc_col256(int seg, i64 u, int s, i64 dim_B, i64 dim_S, i64 dim_T) {
   switch (seg) {
     case 0: {
       const int q = s / 128, j = s % 128;
@@ -33,16 +27,16 @@ FZ_DEV i64 fzb_1e730d23c4b6f84c_col256(int seg, i64 u, int s, i64 dim_B, i64 dim
   }
   return -1;
 }
-FZ_DEV i64 fzb_1e730d23c4b6f84c_ntiles64(i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV i64 fzb_0cf174356e179ebc_ntiles64(i64 dim_B, i64 dim_S, i64 dim_T) {
   return 448;
 }
-FZ_DEV int fzb_1e730d23c4b6f84c_tile64(i64 t, i64* u, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV int fzb_0cf174356e179ebc_tile64(i64 t, i64* u, i64 dim_B, i64 dim_S, i64 dim_T) {
   if (t < 448) { *u = t; return 0; }
   t -= 448;
   *u = 0;
   return -1;
 }
-FZ_DEV i64 fzb_1e730d23c4b6f84c_col64(int seg, i64 u, int s, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV i64 fzb_0cf174356e179ebc_col64(int seg, i64 u, int s, i64 dim_B, i64 dim_S, i64 dim_T) {
   switch (seg) {
     case 0: {
       const int q = s / 32, j = s % 32;
@@ -55,7 +49,7 @@ FZ_DEV i64 fzb_1e730d23c4b6f84c_col64(int seg, i64 u, int s, i64 dim_B, i64 dim_
   }
   return -1;
 }
-FZ_DEV void fzb_1e730d23c4b6f84c_epi0(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 r, const i64 c0, const float* ev, const i64 nv) {
+FZ_DEV void fzb_0cf174356e179ebc_epi0(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 r, const i64 c0, const float* ev, const i64 nv) {
   const i64 oc0 = (r/dim_S);
   const i64 oc1 = (r%dim_S);
   {
@@ -64,139 +58,34 @@ FZ_DEV void fzb_1e730d23c4b6f84c_epi0(const u16* __restrict__ p0, const u16* __r
     fz_st_bf16(p2 + (((oc0*(14336*dim_S)) + (oc1*14336)) + c0), t2);
   }
 }
-FZ_DEV void fzb_1e730d23c4b6f84c_prefetch(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 k0, const i64 k1, const i64* scol) {
-  for (i64 e = threadIdx.x; e < (k1 - k0) * 8; e += blockDim.x) {
-    const i64 c = scol[e % 8 * 32], kr = k0 + e / 8;
-    if (c >= 0) fz_prefetch_l2(p1 + ((kr*28672) + c));
+struct fzb_0cf174356e179ebc_ctx {
+  const u16* p0;
+  const u16* p1;
+  u16* p2;
+  i64 dim_B;
+  i64 dim_S;
+  i64 dim_T;
+  using AT = u16;
+  using BT = u16;
+  FZ_DEV float lda(const AT* p) { return fz_ld_bf16(p); }
+  FZ_DEV void lda8(float* v, const AT* p) { fz_ld8_bf16(v, p); }
+  FZ_DEV float ldb(const BT* p) { return fz_ld_bf16(p); }
+  FZ_DEV void ldb8(float* v, const BT* p) { fz_ld8_bf16(v, p); }
+  FZ_DEV void unpackb(float* v, uint4 r) { fz_unpack_bf16(v, r); }
+  static constexpr bool AK = true, BK = false, BN = true, RAW16 = true, BIG = false;
+  static constexpr int AVEC = 16, BVEC = 16, TN = 256, STAGED = 4096;
+  // Element (r, k) of unit ub's left operand, (k, n) of its right operand.
+  __device__ __forceinline__ const AT* a(i64 ub, i64 r, i64 k) const {
+    const i64 ar0 = (r/dim_S);
+    const i64 ar1 = (r%dim_S);
+    return p0 + (((ar0*(4096*dim_S)) + (ar1*4096)) + k);
   }
-}
-template <int MR>
-FZ_DEV void fzb_1e730d23c4b6f84c_gemv(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 r0, const int mr, const i64 k0, const i64 k1, const i64* scol, const int* svec, float* As, float* red, float* res) {
-  const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5, nw = blockDim.x >> 5;
-  constexpr int KC = 4096 / MR;
-  float acc[MR][8];
-  #pragma unroll
-  for (int m = 0; m < MR; m++)
-  #pragma unroll
-    for (int c = 0; c < 8; c++) acc[m][c] = 0.f;
-  i64 col[8];
-  #pragma unroll
-  for (int c = 0; c < 8; c++) col[c] = scol[lane * 8 + c];
-  for (i64 kc = k0; kc < k1; kc += KC) {
-    const int kl = (int)fz_min64(KC, k1 - kc);
-    __syncthreads();
-    for (int e = threadIdx.x; e < MR * (KC / 8); e += blockDim.x) {
-      const int m = e / (KC / 8), c8 = (e % (KC / 8)) * 8;
-      float v[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
-      if (m < mr && c8 < kl) {
-        const i64 ar0 = ((r0 + m)/dim_S);
-        const i64 ar1 = ((r0 + m)%dim_S);
-        const i64 kq0 = kc + c8;
-        const u16* ap = p0 + ((ar0*(4096*dim_S)) + (ar1*4096));
-        if (c8 + 8 <= kl && fz_aligned(ap + kq0, 16)) fz_ld8_bf16(v, ap + kq0);
-        else for (int i = 0; i < 8 && c8 + i < kl; i++) v[i] = fz_ld_bf16(ap + kq0 + i);
-      }
-      float4* dst = (float4*)(As + m * KC + c8);
-      dst[0] = make_float4(v[0], v[1], v[2], v[3]); dst[1] = make_float4(v[4], v[5], v[6], v[7]);
-    }
-    __syncthreads();
-    if (svec[lane] != 0 && fz_aligned(p1 + col[0], 16) && fz_aligned(p1 + 28672 + col[0], 16)) {
-      {
-        constexpr int U = (MR > 4 ? 8 : 16);
-        for (int kp = 0; kp < kl; kp += nw * U) {
-          uint4 braw[U];
-          #pragma unroll
-          for (int i = 0; i < U; i++) {
-            const int kb = kp + i * nw + wid;
-            const i64 kr = kc + (kb < kl ? kb : kl - 1);
-            braw[i] = fzb_1e730d23c4b6f84c_ld16(p1 + ((kr*28672) + col[0]));
-          }
-          if (kp + nw * U <= kl) {
-            #pragma unroll
-            for (int i = 0; i < U; i++) {
-              const int kb = kp + i * nw + wid;
-              float bi[8]; fz_unpack_bf16(bi, braw[i]);
-              #pragma unroll
-              for (int m = 0; m < MR; m++) {
-                const float a = As[m * KC + kb];
-                #pragma unroll
-                for (int c = 0; c < 8; c++) acc[m][c] = fmaf(a, bi[c], acc[m][c]);
-              }
-            }
-          }
-          else {
-            for (int i = 0; i < U; i++) {
-              const int kb = kp + i * nw + wid;
-              if (kb >= kl) break;
-              float bi[8]; fz_unpack_bf16(bi, braw[i]);
-              #pragma unroll
-              for (int m = 0; m < MR; m++) {
-                const float a = As[m * KC + kb];
-                #pragma unroll
-                for (int c = 0; c < 8; c++) acc[m][c] = fmaf(a, bi[c], acc[m][c]);
-              }
-            }
-          }
-        }
-      }
-    }
-    else {
-      {
-        constexpr int U = (MR > 4 ? 4 : 8);
-        for (int kp = 0; kp < kl; kp += nw * U) {
-          float b[U][8];
-          #pragma unroll
-          for (int i = 0; i < U; i++) {
-            const int kb = kp + i * nw + wid;
-            const i64 kr = kc + (kb < kl ? kb : kl - 1);
-            for (int c = 0; c < 8; c++) b[i][c] = col[c] >= 0 ? fz_ld_bf16(p1 + ((kr*28672) + col[c])) : 0.f;
-          }
-          if (kp + nw * U <= kl) {
-            #pragma unroll
-            for (int i = 0; i < U; i++) {
-              const int kb = kp + i * nw + wid;
-              const float* bi = b[i];
-              #pragma unroll
-              for (int m = 0; m < MR; m++) {
-                const float a = As[m * KC + kb];
-                #pragma unroll
-                for (int c = 0; c < 8; c++) acc[m][c] = fmaf(a, bi[c], acc[m][c]);
-              }
-            }
-          }
-          else {
-            for (int i = 0; i < U; i++) {
-              const int kb = kp + i * nw + wid;
-              if (kb >= kl) break;
-              const float* bi = b[i];
-              #pragma unroll
-              for (int m = 0; m < MR; m++) {
-                const float a = As[m * KC + kb];
-                #pragma unroll
-                for (int c = 0; c < 8; c++) acc[m][c] = fmaf(a, bi[c], acc[m][c]);
-              }
-            }
-          }
-        }
-      }
-    }
+  __device__ __forceinline__ const BT* b(i64 ub, i64 k, i64 n) const {
+    return p1 + ((k*28672) + n);
   }
-  #pragma unroll
-  for (int m = 0; m < MR; m++) {
-    __syncthreads();
-    #pragma unroll
-    for (int c = 0; c < 8; c++) red[wid * 256 + lane * 8 + c] = acc[m][c];
-    __syncthreads();
-    for (int s = tid; s < 256; s += blockDim.x) {
-      float sum = 0.f;
-      for (int q = 0; q < nw; q++) sum += red[q * 256 + s];
-      res[m * 256 + s] = sum;
-    }
-  }
-  __syncthreads();
-}
+};
 template <int NB>
-FZ_DEV void fzb_1e730d23c4b6f84c_gemvtc(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 r0, const int mr, const i64 k0, const i64 k1, const i64* scol, unsigned char* ring, float* res) {
+FZ_DEV void fzb_0cf174356e179ebc_gemvtc(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 r0, const int mr, const i64 k0, const i64 k1, const i64* scol, unsigned char* ring, float* res) {
   const int tid = threadIdx.x, wg = tid >> 7;
   // This thread copies column group wc of weight rows (tid >> 5) + 8i, and
   // positions xc .. xc+7 of left-operand row xm, of every stage.
@@ -263,21 +152,21 @@ FZ_DEV void fzb_1e730d23c4b6f84c_gemvtc(const u16* __restrict__ p0, const u16* _
   fz_gemv_wg_store<NB>(acc, res, 256, wg);
   __syncthreads();
 }
-FZ_DEV void fzb_1e730d23c4b6f84c_mma(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 bid, const i64 nblk, u16* smem, const u16** sArow, const u16** sBrow, i64* scol) {
+FZ_DEV void fzb_0cf174356e179ebc_mma(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 bid, const i64 nblk, u16* smem, const u16** sArow, const u16** sBrow, i64* scol) {
   const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5;
   const int wm = (wid >> 1) & 3, wn = wid & 1;
   const i64 UB = 1, MR_ = (dim_B*dim_S);
-  const i64 ntile = fzb_1e730d23c4b6f84c_ntiles64(dim_B, dim_S, dim_T);
+  const i64 ntile = fzb_0cf174356e179ebc_ntiles64(dim_B, dim_S, dim_T);
   const i64 nrt = (MR_ + 127) / 128;
   for (i64 item = bid; item < UB * nrt * ntile; item += nblk) {
     const i64 t = item % ntile, rest = item / ntile, rt = rest % nrt, ub = rest / nrt;
     const i64 r0 = rt * 128;
     i64 u;
-    const int seg = fzb_1e730d23c4b6f84c_tile64(t, &u, dim_B, dim_S, dim_T);
+    const int seg = fzb_0cf174356e179ebc_tile64(t, &u, dim_B, dim_S, dim_T);
     const i64 kv = 4096, nv = 28672;
     __syncthreads();
     for (int s = tid; s < 64; s += blockDim.x) {
-      const i64 c = fzb_1e730d23c4b6f84c_col64(seg, u, s, dim_B, dim_S, dim_T);
+      const i64 c = fzb_0cf174356e179ebc_col64(seg, u, s, dim_B, dim_S, dim_T);
       scol[s] = c < nv ? c : -1;
     }
     for (int i = tid; i < 128; i += blockDim.x) {
@@ -339,7 +228,7 @@ FZ_DEV void fzb_1e730d23c4b6f84c_mma(const u16* __restrict__ p0, const u16* __re
           #pragma unroll
           for (int np = 0; np < 2; np++) {
             const int nt = np * 2 + (lane >> 4);
-            const int nbase = fzb_1e730d23c4b6f84c_nslot(seg, wn, nt);
+            const int nbase = fzb_0cf174356e179ebc_nslot(seg, wn, nt);
             u32 r[4];
             const int kr = kk * 16 + (lane & 7) + (((lane >> 3) & 1) << 3), ch = nbase >> 3;
             fz_ldsm4t(r, sb + kr * 64 + ((ch ^ (kr & 7)) << 3));
@@ -374,7 +263,7 @@ FZ_DEV void fzb_1e730d23c4b6f84c_mma(const u16* __restrict__ p0, const u16* __re
                   float ev[2];
                   ev[0] = acc[mt][0 + jb][h * 2 + c];
                   ev[1] = acc[mt][2 + jb][h * 2 + c];
-                  fzb_1e730d23c4b6f84c_epi0(p0, p1, p2, dim_B, dim_S, dim_T, ub, r, c0, ev, nv);
+                  fzb_0cf174356e179ebc_epi0(p0, p1, p2, dim_B, dim_S, dim_T, ub, r, c0, ev, nv);
                 }
               }
             }
@@ -385,11 +274,12 @@ FZ_DEV void fzb_1e730d23c4b6f84c_mma(const u16* __restrict__ p0, const u16* __re
     }
   }
 }
-FZ_DEV void fzb_1e730d23c4b6f84c(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV void fzb_0cf174356e179ebc(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
   __shared__ __align__(128) float smem[9216];
   __shared__ i64 scol[256];
   __shared__ int svec[32];
   float* As = smem; float* red = smem;
+  const fzb_0cf174356e179ebc_ctx cx = {p0, p1, p2, dim_B, dim_S, dim_T};
   extern __shared__ __align__(128) unsigned char fz_gemv_dsm[];
   unsigned char* ring = fz_gemv_dsm + ((1024u - (fz_smem_addr(fz_gemv_dsm) & 1023u)) & 1023u);
   float* res = (dim_B*dim_S) > 1 ? (float*)ring : smem + 4096;
@@ -399,23 +289,23 @@ FZ_DEV void fzb_1e730d23c4b6f84c(const u16* __restrict__ p0, const u16* __restri
     __shared__ const u16* sArow[128];
     __shared__ const u16* sBrow[64];
     fz_grid_sync();
-    if (sp == 0) fzb_1e730d23c4b6f84c_mma(p0, p1, p2, dim_B, dim_S, dim_T, bid, nblk, (u16*)smem, sArow, sBrow, scol);
+    if (sp == 0) fzb_0cf174356e179ebc_mma(p0, p1, p2, dim_B, dim_S, dim_T, bid, nblk, (u16*)smem, sArow, sBrow, scol);
     return;
   }
   bool waited = false;
   const i64 UB = 1, MR_ = (dim_B*dim_S);
-  const i64 ntile = fzb_1e730d23c4b6f84c_ntiles256(dim_B, dim_S, dim_T);
+  const i64 ntile = fzb_0cf174356e179ebc_ntiles256(dim_B, dim_S, dim_T);
   const i64 nrc = (MR_ + 63) / 64;
   for (i64 item = bid; item < UB * nrc * ntile; item += nblk) {
     const i64 t = item % ntile, rest = item / ntile, rc = rest % nrc, ub = rest / nrc;
     const i64 r0 = rc * 64;
     const int mr = (int)fz_min64(64, MR_ - r0);
     i64 u;
-    const int seg = fzb_1e730d23c4b6f84c_tile256(t, &u, dim_B, dim_S, dim_T);
+    const int seg = fzb_0cf174356e179ebc_tile256(t, &u, dim_B, dim_S, dim_T);
     const i64 kv = 4096, nv = 28672;
     __syncthreads();
     for (int s = threadIdx.x; s < 256; s += blockDim.x) {
-      const i64 c = fzb_1e730d23c4b6f84c_col256(seg, u, s, dim_B, dim_S, dim_T);
+      const i64 c = fzb_0cf174356e179ebc_col256(seg, u, s, dim_B, dim_S, dim_T);
       scol[s] = c < nv ? c : -1;
     }
     __syncthreads();
@@ -425,10 +315,10 @@ FZ_DEV void fzb_1e730d23c4b6f84c(const u16* __restrict__ p0, const u16* __restri
       svec[threadIdx.x] = ok && (scol[threadIdx.x * 8] & 7) == 0;
     }
     __syncthreads();
-    const i64 kper = fzb_1e730d23c4b6f84c_kper(kv, nsplit);
+    const i64 kper = fz_gemv_kper(kv, nsplit);
     const i64 k0 = fz_min64(kv, sp * kper), k1 = fz_min64(kv, k0 + kper);
     if (!waited) {
-      fzb_1e730d23c4b6f84c_prefetch(p0, p1, p2, dim_B, dim_S, dim_T, ub, k0, fz_min64(k1, k0 + 128), scol);
+      fz_gemv_prefetch(cx, ub, k0, fz_min64(k1, k0 + 128), scol);
       fz_grid_sync();
       waited = true;
     }
@@ -446,14 +336,14 @@ FZ_DEV void fzb_1e730d23c4b6f84c(const u16* __restrict__ p0, const u16* __restri
       tc = __syncthreads_and(tcok);
     }
     if (mr > 1 && tc) {
-      if (mr <= 8) fzb_1e730d23c4b6f84c_gemvtc<1>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, ring, res);
-      else if (mr <= 16) fzb_1e730d23c4b6f84c_gemvtc<2>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, ring, res);
-      else if (mr <= 32) fzb_1e730d23c4b6f84c_gemvtc<4>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, ring, res);
-      else fzb_1e730d23c4b6f84c_gemvtc<8>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, ring, res);
+      if (mr <= 8) fzb_0cf174356e179ebc_gemvtc<1>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, ring, res);
+      else if (mr <= 16) fzb_0cf174356e179ebc_gemvtc<2>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, ring, res);
+      else if (mr <= 32) fzb_0cf174356e179ebc_gemvtc<4>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, ring, res);
+      else fzb_0cf174356e179ebc_gemvtc<8>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, ring, res);
     }
     else
     for (int p = 0; p < mr; p += 1) {
-      fzb_1e730d23c4b6f84c_gemv<1>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0 + p, 1, k0, k1, scol, svec, As, red, res + p * 256);
+      fz_gemv_tile<fzb_0cf174356e179ebc_ctx, 1>(cx, ub, r0 + p, 1, k0, k1, scol, svec, As, red, res + p * 256);
     }
     switch (seg) {
       case 0: {
@@ -467,7 +357,7 @@ FZ_DEV void fzb_1e730d23c4b6f84c(const u16* __restrict__ p0, const u16* __restri
           float ev[2];
           ev[0] = res[m * 256 + 0 + j];
           ev[1] = res[m * 256 + 128 + j];
-          fzb_1e730d23c4b6f84c_epi0(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0 + m, c0, ev, nv);
+          fzb_0cf174356e179ebc_epi0(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0 + m, c0, ev, nv);
         }
         break;
       }
@@ -476,4 +366,4 @@ FZ_DEV void fzb_1e730d23c4b6f84c(const u16* __restrict__ p0, const u16* __restri
   if (!waited) fz_grid_sync();
 }
 
-extern "C" __global__ void __launch_bounds__(256, 1) k05_gemm_matmul_silu_mul(const u16* __restrict__ v48, const u16* __restrict__ v7_wgu, u16* __restrict__ v53, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_1e730d23c4b6f84c(v48, v7_wgu, v53, dim_B, dim_S, dim_T); }
+extern "C" __global__ void __launch_bounds__(256, 1) k05_gemm_matmul_silu_mul(const u16* __restrict__ v48, const u16* __restrict__ v7_wgu, u16* __restrict__ v53, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_0cf174356e179ebc(v48, v7_wgu, v53, dim_B, dim_S, dim_T); }
