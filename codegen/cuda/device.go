@@ -9,9 +9,9 @@ import (
 
 // The device libraries are the kernels' generic device code, one CUDA file
 // each under device/, read and edited as CUDA. A module includes no header:
-// it holds the libraries' text, in the order of the libraries list, each
-// once: those every module holds at its start, the others before the body of
-// the first kernel whose generator asks for them (generated.libs). A file
+// it holds the libraries' text at its start, in the order of the libraries
+// list, each once: those every module holds, and those a kernel's generator
+// asks for (generated.libs). A file
 // opens with a /* */ comment for its readers, which is not emitted; the
 // text after that comment's line is, as it stands. Adding a library is one
 // line in the list (and, for one a kernel asks for, its name in that
@@ -23,6 +23,7 @@ var deviceFiles embed.FS
 // The libraries generators ask for.
 const (
 	libGemv             = "gemv.cuh"
+	libGemmMMA          = "gemm_mma.cuh"
 	libTMA              = "tma.cuh"
 	libAttentionBulk    = "attention_bulk.cuh"
 	libAttentionFlash   = "attention_flash.cuh"
@@ -47,6 +48,7 @@ var libraries = []library{
 	{"prelude.cuh", true},
 	{"row_softmax.cuh", true},
 	{libGemv, false},
+	{libGemmMMA, false},
 	{libGemvMMA, false},
 	{libGemvWGMMA, false},
 	{libTMA, false},
@@ -81,7 +83,8 @@ func cutComment(file, src string) (string, error) {
 }
 
 // writeLibraries appends to src, in the listed order, every library that is
-// always held or that want names, and that src does not hold yet (held).
+// always held or that want names (repeats allowed), and that src does not
+// hold yet (held).
 func writeLibraries(src *strings.Builder, want []string, held map[string]bool) error {
 	for _, name := range want {
 		if !slices.ContainsFunc(libraries, func(l library) bool { return l.file == name }) {

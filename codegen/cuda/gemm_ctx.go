@@ -31,8 +31,10 @@ func (k *kgen) ctxInit(name string) string {
 }
 
 // emitContext writes the matmul kernel's context type, @BODY@_ctx, that
-// the GEMV templates of device/gemv.cuh read: its parameters, how its
-// operands are stored and loaded, their addressing, and the tile's shape.
+// the GEMV tile of device/gemv.cuh and the mma.sync main loop of
+// device/gemm_mma.cuh read: its parameters, how its operands are stored
+// and loaded, their addressing, the GEMV tile's shape and the mma.sync
+// tile's slots (nslot).
 func (g *gemmModel) emitContext(w *writer) error {
 	k := g.k
 	w.open("struct @BODY@_ctx {")
@@ -66,6 +68,9 @@ func (g *gemmModel) emitContext(w *writer) error {
 	}
 	w.line("return %s;", b)
 	w.close()
+	if g.mmaAble() {
+		g.emitNSlot(w)
+	}
 	w.close("};")
 	return nil
 }

@@ -218,13 +218,17 @@ func (g *gemmModel) aRowAddr(w *writer, pre string, m ix) (string, error) {
 
 // libs are the device libraries the GEMM kernel's helpers use.
 func (g *gemmModel) libs() []string {
+	libs := []string{libGemv}
+	if g.mmaAble() {
+		libs = append(libs, libGemmMMA)
+	}
 	switch {
 	case g.gemmWGLaunch():
-		return []string{libGemv, libTMA, libGemvWGMMA, libGemmWGMMA}
+		libs = append(libs, libTMA, libGemvWGMMA, libGemmWGMMA)
 	case g.gemvWGMMA():
-		return []string{libGemv, libGemvWGMMA}
+		libs = append(libs, libGemvWGMMA)
 	case g.gemvMMA():
-		return []string{libGemv, libGemvMMA}
+		libs = append(libs, libGemvMMA)
 	}
-	return []string{libGemv}
+	return libs
 }

@@ -95,8 +95,22 @@ func GenerateWith(p *plan.Plan, opt Options) (*Module, error) {
 		src.WriteString("#define FZ_TIMELINE\n")
 		enter, exit = " fz_tl_enter();", " fz_tl_exit();"
 	}
-	held := map[string]bool{}
-	if err := writeLibraries(&src, nil, held); err != nil {
+	type kernelGen struct {
+		k   *kgen
+		gen *generated
+	}
+	var gens []kernelGen
+	var libs []string
+	for _, pk := range p.Kernels {
+		k, gen, err := generateKernel(p, pk)
+		if err != nil {
+			return nil, err
+		}
+		gens = append(gens, kernelGen{k, gen})
+		libs = append(libs, gen.libs...)
+	}
+	// Every library a kernel asks for, at the start, in the listed order.
+	if err := writeLibraries(&src, libs, map[string]bool{}); err != nil {
 		return nil, err
 	}
 	m := &Module{}
@@ -104,11 +118,8 @@ func GenerateWith(p *plan.Plan, opt Options) (*Module, error) {
 	tables := map[string]bool{}
 	ws := fmt.Sprintf("\n// Scratch of split-KV partials, sized for the plan's launch.\nstatic __device__ float fz_workspace[%d];\n", max(workspaceFloats(p), 1))
 	var entries strings.Builder
-	for _, pk := range p.Kernels {
-		k, gen, err := generateKernel(p, pk)
-		if err != nil {
-			return nil, err
-		}
+	for i, pk := range p.Kernels {
+		k, gen := gens[i].k, gens[i].gen
 		var bodies strings.Builder
 		bodies.WriteString(gen.helpers)
 		for _, e := range gen.entries {
@@ -116,9 +127,6 @@ func GenerateWith(p *plan.Plan, opt Options) (*Module, error) {
 		}
 		sum := sha256.Sum256([]byte(fmt.Sprintf("block=%d\n%s", k.nt, bodies.String())))
 		hash := hex.EncodeToString(sum[:8])
-		if err := writeLibraries(&src, gen.libs, held); err != nil {
-			return nil, fmt.Errorf("kernel %s: %w", pk.Name, err)
-		}
 		for _, name := range sortedKeys(k.tables) {
 			if !tables[name] {
 				tables[name] = true

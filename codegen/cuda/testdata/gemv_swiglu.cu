@@ -1,20 +1,14 @@
 // body of k05_gemm_matmul_silu_mul
-FZ_DEV int fzb_0cf174356e179ebc_nslot(int seg, int wn, int nt) {
-  switch (seg) {
-    case 0: return (nt / 2) * 32 + wn * 16 + (nt % 2) * 8;
-  }
-  return 0;
-}
-FZ_DEV i64 fzb_0cf174356e179ebc_ntiles256(i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV i64 fzb_506d0bdf91ce54a9_ntiles256(i64 dim_B, i64 dim_S, i64 dim_T) {
   return 112;
 }
-FZ_DEV int fzb_0cf174356e179ebc_tile256(i64 t, i64* u, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV int fzb_506d0bdf91ce54a9_tile256(i64 t, i64* u, i64 dim_B, i64 dim_S, i64 dim_T) {
   if (t < 112) { *u = t; return 0; }
   t -= 112;
   *u = 0;
   return -1;
 }
-FZ_DEV i64 fzb_0cf174356e179ebc_col256(int seg, i64 u, int s, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV i64 fzb_506d0bdf91ce54a9_col256(int seg, i64 u, int s, i64 dim_B, i64 dim_S, i64 dim_T) {
   switch (seg) {
     case 0: {
       const int q = s / 128, j = s % 128;
@@ -27,16 +21,16 @@ FZ_DEV i64 fzb_0cf174356e179ebc_col256(int seg, i64 u, int s, i64 dim_B, i64 dim
   }
   return -1;
 }
-FZ_DEV i64 fzb_0cf174356e179ebc_ntiles64(i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV i64 fzb_506d0bdf91ce54a9_ntiles64(i64 dim_B, i64 dim_S, i64 dim_T) {
   return 448;
 }
-FZ_DEV int fzb_0cf174356e179ebc_tile64(i64 t, i64* u, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV int fzb_506d0bdf91ce54a9_tile64(i64 t, i64* u, i64 dim_B, i64 dim_S, i64 dim_T) {
   if (t < 448) { *u = t; return 0; }
   t -= 448;
   *u = 0;
   return -1;
 }
-FZ_DEV i64 fzb_0cf174356e179ebc_col64(int seg, i64 u, int s, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV i64 fzb_506d0bdf91ce54a9_col64(int seg, i64 u, int s, i64 dim_B, i64 dim_S, i64 dim_T) {
   switch (seg) {
     case 0: {
       const int q = s / 32, j = s % 32;
@@ -49,7 +43,7 @@ FZ_DEV i64 fzb_0cf174356e179ebc_col64(int seg, i64 u, int s, i64 dim_B, i64 dim_
   }
   return -1;
 }
-FZ_DEV void fzb_0cf174356e179ebc_epi0(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 r, const i64 c0, const float* ev, const i64 nv) {
+FZ_DEV void fzb_506d0bdf91ce54a9_epi0(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 r, const i64 c0, const float* ev, const i64 nv) {
   const i64 oc0 = (r/dim_S);
   const i64 oc1 = (r%dim_S);
   {
@@ -58,7 +52,7 @@ FZ_DEV void fzb_0cf174356e179ebc_epi0(const u16* __restrict__ p0, const u16* __r
     fz_st_bf16(p2 + (((oc0*(14336*dim_S)) + (oc1*14336)) + c0), t2);
   }
 }
-struct fzb_0cf174356e179ebc_ctx {
+struct fzb_506d0bdf91ce54a9_ctx {
   const u16* p0;
   const u16* p1;
   u16* p2;
@@ -83,9 +77,15 @@ struct fzb_0cf174356e179ebc_ctx {
   __device__ __forceinline__ const BT* b(i64 ub, i64 k, i64 n) const {
     return p1 + ((k*28672) + n);
   }
+  FZ_DEV int nslot(int seg, int wn, int nt) {
+    switch (seg) {
+      case 0: return (nt / 2) * 32 + wn * 16 + (nt % 2) * 8;
+    }
+    return 0;
+  }
 };
 template <int NB>
-FZ_DEV void fzb_0cf174356e179ebc_gemvtc(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 r0, const int mr, const i64 k0, const i64 k1, const i64* scol, unsigned char* ring, float* res) {
+FZ_DEV void fzb_506d0bdf91ce54a9_gemvtc(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 r0, const int mr, const i64 k0, const i64 k1, const i64* scol, unsigned char* ring, float* res) {
   const int tid = threadIdx.x, wg = tid >> 7;
   // This thread copies column group wc of weight rows (tid >> 5) + 8i, and
   // positions xc .. xc+7 of left-operand row xm, of every stage.
@@ -152,97 +152,32 @@ FZ_DEV void fzb_0cf174356e179ebc_gemvtc(const u16* __restrict__ p0, const u16* _
   fz_gemv_wg_store<NB>(acc, res, 256, wg);
   __syncthreads();
 }
-FZ_DEV void fzb_0cf174356e179ebc_mma(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 bid, const i64 nblk, u16* smem, const u16** sArow, const u16** sBrow, i64* scol) {
+FZ_DEV void fzb_506d0bdf91ce54a9_mma(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 bid, const i64 nblk, u16* smem, const u16** sArow, const u16** sBrow, i64* scol) {
+  const fzb_506d0bdf91ce54a9_ctx cx = {p0, p1, p2, dim_B, dim_S, dim_T};
   const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5;
   const int wm = (wid >> 1) & 3, wn = wid & 1;
   const i64 UB = 1, MR_ = (dim_B*dim_S);
-  const i64 ntile = fzb_0cf174356e179ebc_ntiles64(dim_B, dim_S, dim_T);
+  const i64 ntile = fzb_506d0bdf91ce54a9_ntiles64(dim_B, dim_S, dim_T);
   const i64 nrt = (MR_ + 127) / 128;
   for (i64 item = bid; item < UB * nrt * ntile; item += nblk) {
     const i64 t = item % ntile, rest = item / ntile, rt = rest % nrt, ub = rest / nrt;
     const i64 r0 = rt * 128;
     i64 u;
-    const int seg = fzb_0cf174356e179ebc_tile64(t, &u, dim_B, dim_S, dim_T);
+    const int seg = fzb_506d0bdf91ce54a9_tile64(t, &u, dim_B, dim_S, dim_T);
     const i64 kv = 4096, nv = 28672;
     __syncthreads();
     for (int s = tid; s < 64; s += blockDim.x) {
-      const i64 c = fzb_0cf174356e179ebc_col64(seg, u, s, dim_B, dim_S, dim_T);
+      const i64 c = fzb_506d0bdf91ce54a9_col64(seg, u, s, dim_B, dim_S, dim_T);
       scol[s] = c < nv ? c : -1;
     }
+    // Row pointers of A (and of B^T for a K-contiguous B).
     for (int i = tid; i < 128; i += blockDim.x) {
       const i64 r = r0 + i;
-      if (r < MR_) {
-        const i64 ar0 = (r/dim_S);
-        const i64 ar1 = (r%dim_S);
-        sArow[i] = (const u16*)(p0 + ((ar0*(4096*dim_S)) + (ar1*4096)));
-      } else sArow[i] = 0;
+      sArow[i] = r < MR_ ? (const u16*)cx.a(ub, r, 0) : 0;
     }
     __syncthreads();
     float acc[2][4][4];
-    #pragma unroll
-    for (int a = 0; a < 2; a++)
-    #pragma unroll
-      for (int b = 0; b < 4; b++)
-    #pragma unroll
-        for (int c = 0; c < 4; c++) acc[a][b][c] = 0.f;
-    const i64 ktiles = (kv + 31) / 32;
-    auto load = [&](i64 kt) {
-      u16* sa = smem + (kt % 3) * 6144;
-      u16* sb = sa + 4096;
-      const i64 kb = kt * 32;
-      for (int id = tid; id < 512; id += blockDim.x) {
-        const int row = id >> 2, ch = id & 3;
-        const i64 kk = kb + ch * 8;
-        const u16* src = sArow[row];
-        const int bytes = src && kk < kv ? (int)fz_min64(16, (kv - kk) * 2) : 0;
-        fz_cp16b(sa + row * 32 + ((ch ^ ((row >> 1) & 3)) << 3), bytes ? src + kk : sArow[0] ? sArow[0] : (const u16*)0, bytes);
-      }
-      for (int id = tid; id < 256; id += blockDim.x) {
-        const int kr = id >> 3, ch = id & 7;
-        const i64 krow = kb + kr;
-        const i64 c = scol[ch * 8];
-        int nvalid = 0;
-        if (c >= 0 && krow < kv) { nvalid = 1; while (nvalid < 8 && scol[ch * 8 + nvalid] == c + nvalid) nvalid++; }
-        const u16* src = nvalid ? (const u16*)(p1 + ((krow*28672) + c)) : (const u16*)sArow[0];
-        fz_cp16b(sb + kr * 64 + ((ch ^ (kr & 7)) << 3), src, nvalid * 2);
-      }
-    };
-    #pragma unroll
-    for (int s = 0; s < 2; s++) { if (s < ktiles) load(s); fz_cp_commit(); }
-    for (i64 kt = 0; kt < ktiles; kt++) {
-      fz_cp_wait<1>();
-      __syncthreads();
-      if (kt + 2 < ktiles) load(kt + 2);
-      fz_cp_commit();
-      if (wid < 8) {
-        const u16* sa = smem + (kt % 3) * 6144;
-        const u16* sb = sa + 4096;
-        #pragma unroll
-        for (int kk = 0; kk < 2; kk++) {
-          u32 af[2][4], bf[4][2];
-          #pragma unroll
-          for (int mt = 0; mt < 2; mt++) {
-            const int row = wm * 32 + mt * 16 + (lane & 15), ch = kk * 2 + (lane >> 4);
-            fz_ldsm4(af[mt], sa + row * 32 + ((ch ^ ((row >> 1) & 3)) << 3));
-          }
-          #pragma unroll
-          for (int np = 0; np < 2; np++) {
-            const int nt = np * 2 + (lane >> 4);
-            const int nbase = fzb_0cf174356e179ebc_nslot(seg, wn, nt);
-            u32 r[4];
-            const int kr = kk * 16 + (lane & 7) + (((lane >> 3) & 1) << 3), ch = nbase >> 3;
-            fz_ldsm4t(r, sb + kr * 64 + ((ch ^ (kr & 7)) << 3));
-            bf[np * 2][0] = r[0]; bf[np * 2][1] = r[1]; bf[np * 2 + 1][0] = r[2]; bf[np * 2 + 1][1] = r[3];
-          }
-          #pragma unroll
-          for (int mt = 0; mt < 2; mt++)
-          #pragma unroll
-            for (int nt = 0; nt < 4; nt++) fz_mma_bf16(acc[mt][nt], af[mt], bf[nt]);
-        }
-      }
-    }
-    fz_cp_wait<0>();
-    __syncthreads();
+    fz_mma_mainloop<fzb_506d0bdf91ce54a9_ctx, true, 128, 64, 32, 3>(cx, ub, kv, seg, smem, sArow, sBrow, scol, acc);
     if (wid < 8) {
       switch (seg) {
         case 0: {
@@ -263,7 +198,7 @@ FZ_DEV void fzb_0cf174356e179ebc_mma(const u16* __restrict__ p0, const u16* __re
                   float ev[2];
                   ev[0] = acc[mt][0 + jb][h * 2 + c];
                   ev[1] = acc[mt][2 + jb][h * 2 + c];
-                  fzb_0cf174356e179ebc_epi0(p0, p1, p2, dim_B, dim_S, dim_T, ub, r, c0, ev, nv);
+                  fzb_506d0bdf91ce54a9_epi0(p0, p1, p2, dim_B, dim_S, dim_T, ub, r, c0, ev, nv);
                 }
               }
             }
@@ -274,12 +209,12 @@ FZ_DEV void fzb_0cf174356e179ebc_mma(const u16* __restrict__ p0, const u16* __re
     }
   }
 }
-FZ_DEV void fzb_0cf174356e179ebc(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV void fzb_506d0bdf91ce54a9(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
   __shared__ __align__(128) float smem[9216];
   __shared__ i64 scol[256];
   __shared__ int svec[32];
   float* As = smem; float* red = smem;
-  const fzb_0cf174356e179ebc_ctx cx = {p0, p1, p2, dim_B, dim_S, dim_T};
+  const fzb_506d0bdf91ce54a9_ctx cx = {p0, p1, p2, dim_B, dim_S, dim_T};
   extern __shared__ __align__(128) unsigned char fz_gemv_dsm[];
   unsigned char* ring = fz_gemv_dsm + ((1024u - (fz_smem_addr(fz_gemv_dsm) & 1023u)) & 1023u);
   float* res = (dim_B*dim_S) > 1 ? (float*)ring : smem + 4096;
@@ -289,23 +224,23 @@ FZ_DEV void fzb_0cf174356e179ebc(const u16* __restrict__ p0, const u16* __restri
     __shared__ const u16* sArow[128];
     __shared__ const u16* sBrow[64];
     fz_grid_sync();
-    if (sp == 0) fzb_0cf174356e179ebc_mma(p0, p1, p2, dim_B, dim_S, dim_T, bid, nblk, (u16*)smem, sArow, sBrow, scol);
+    if (sp == 0) fzb_506d0bdf91ce54a9_mma(p0, p1, p2, dim_B, dim_S, dim_T, bid, nblk, (u16*)smem, sArow, sBrow, scol);
     return;
   }
   bool waited = false;
   const i64 UB = 1, MR_ = (dim_B*dim_S);
-  const i64 ntile = fzb_0cf174356e179ebc_ntiles256(dim_B, dim_S, dim_T);
+  const i64 ntile = fzb_506d0bdf91ce54a9_ntiles256(dim_B, dim_S, dim_T);
   const i64 nrc = (MR_ + 63) / 64;
   for (i64 item = bid; item < UB * nrc * ntile; item += nblk) {
     const i64 t = item % ntile, rest = item / ntile, rc = rest % nrc, ub = rest / nrc;
     const i64 r0 = rc * 64;
     const int mr = (int)fz_min64(64, MR_ - r0);
     i64 u;
-    const int seg = fzb_0cf174356e179ebc_tile256(t, &u, dim_B, dim_S, dim_T);
+    const int seg = fzb_506d0bdf91ce54a9_tile256(t, &u, dim_B, dim_S, dim_T);
     const i64 kv = 4096, nv = 28672;
     __syncthreads();
     for (int s = threadIdx.x; s < 256; s += blockDim.x) {
-      const i64 c = fzb_0cf174356e179ebc_col256(seg, u, s, dim_B, dim_S, dim_T);
+      const i64 c = fzb_506d0bdf91ce54a9_col256(seg, u, s, dim_B, dim_S, dim_T);
       scol[s] = c < nv ? c : -1;
     }
     __syncthreads();
@@ -336,14 +271,14 @@ FZ_DEV void fzb_0cf174356e179ebc(const u16* __restrict__ p0, const u16* __restri
       tc = __syncthreads_and(tcok);
     }
     if (mr > 1 && tc) {
-      if (mr <= 8) fzb_0cf174356e179ebc_gemvtc<1>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, ring, res);
-      else if (mr <= 16) fzb_0cf174356e179ebc_gemvtc<2>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, ring, res);
-      else if (mr <= 32) fzb_0cf174356e179ebc_gemvtc<4>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, ring, res);
-      else fzb_0cf174356e179ebc_gemvtc<8>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, ring, res);
+      if (mr <= 8) fzb_506d0bdf91ce54a9_gemvtc<1>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, ring, res);
+      else if (mr <= 16) fzb_506d0bdf91ce54a9_gemvtc<2>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, ring, res);
+      else if (mr <= 32) fzb_506d0bdf91ce54a9_gemvtc<4>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, ring, res);
+      else fzb_506d0bdf91ce54a9_gemvtc<8>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, ring, res);
     }
     else
     for (int p = 0; p < mr; p += 1) {
-      fz_gemv_tile<fzb_0cf174356e179ebc_ctx, 1>(cx, ub, r0 + p, 1, k0, k1, scol, svec, As, red, res + p * 256);
+      fz_gemv_tile<fzb_506d0bdf91ce54a9_ctx, 1>(cx, ub, r0 + p, 1, k0, k1, scol, svec, As, red, res + p * 256);
     }
     switch (seg) {
       case 0: {
@@ -357,7 +292,7 @@ FZ_DEV void fzb_0cf174356e179ebc(const u16* __restrict__ p0, const u16* __restri
           float ev[2];
           ev[0] = res[m * 256 + 0 + j];
           ev[1] = res[m * 256 + 128 + j];
-          fzb_0cf174356e179ebc_epi0(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0 + m, c0, ev, nv);
+          fzb_506d0bdf91ce54a9_epi0(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0 + m, c0, ev, nv);
         }
         break;
       }
@@ -366,4 +301,4 @@ FZ_DEV void fzb_0cf174356e179ebc(const u16* __restrict__ p0, const u16* __restri
   if (!waited) fz_grid_sync();
 }
 
-extern "C" __global__ void __launch_bounds__(256, 1) k05_gemm_matmul_silu_mul(const u16* __restrict__ v48, const u16* __restrict__ v7_wgu, u16* __restrict__ v53, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_0cf174356e179ebc(v48, v7_wgu, v53, dim_B, dim_S, dim_T); }
+extern "C" __global__ void __launch_bounds__(256, 1) k05_gemm_matmul_silu_mul(const u16* __restrict__ v48, const u16* __restrict__ v7_wgu, u16* __restrict__ v53, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_506d0bdf91ce54a9(v48, v7_wgu, v53, dim_B, dim_S, dim_T); }
