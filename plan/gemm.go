@@ -23,8 +23,8 @@ const (
 
 // GemvSplitRows is the rows of K a split of a split-K GEMV takes: K over
 // the splits, rounded up to whole 8-row groups. It is the Go twin of the
-// GEMV body's device function <body>_kper (codegen/cuda), which states the
-// same arithmetic.
+// device function fz_gemv_kper (codegen/cuda/device/gemv.cuh), which
+// states the same arithmetic.
 func GemvSplitRows(k, splits int64) int64 {
 	return ((k+splits-1)/splits + 7) / 8 * 8
 }
