@@ -17,8 +17,8 @@ type Device struct {
 	Ctx    *runtime.Context
 	Stream *runtime.Stream
 	Images *Images
-	// Mutation, when set, corrupts the plans loaded after it is set (a
-	// mutation run; see Mutation).
+	// Mutation, when set, corrupts every eager launch of a kernel it names
+	// (a mutation run; see Mutation).
 	Mutation *Mutation
 	modules  map[string]*runtime.Module
 }
@@ -67,8 +67,6 @@ type Loaded struct {
 	// generated.
 	entries [][]*runtime.Kernel
 	modules []*runtime.Module
-	// mutation is the device's at load.
-	mutation *Mutation
 }
 
 // Load loads p's generated kernels.
@@ -77,7 +75,7 @@ func (d *Device) Load(p *Plan) (*Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Loaded{D: d, P: p, Layout: lay, entries: make([][]*runtime.Kernel, len(p.Kernels)), modules: make([]*runtime.Module, len(p.Kernels)), mutation: d.Mutation}
+	l := &Loaded{D: d, P: p, Layout: lay, entries: make([][]*runtime.Kernel, len(p.Kernels)), modules: make([]*runtime.Module, len(p.Kernels))}
 	for i, k := range p.Kernels {
 		if k.Err != nil {
 			continue
@@ -243,15 +241,15 @@ func (l *Loaded) Launch(in *Instance, i int, s *runtime.Stream) error {
 			return fmt.Errorf("%s (%s): %w", k.Plan.Name, lp.Variant, err)
 		}
 	}
-	if m := l.mutation; m != nil && m.Kernel.MatchString(k.Plan.Name) {
-		return in.mutate(k, s)
+	if m := l.D.Mutation; m != nil && m.Kernel.MatchString(k.Plan.Name) {
+		return in.mutate(m, k, s)
 	}
 	return nil
 }
 
-// mutate scales every buffer but a state that kernel k writes, once s has
-// run it.
-func (in *Instance) mutate(k *Kernel, s *runtime.Stream) error {
+// mutate scales every buffer but a state that kernel k writes by m, once s
+// has run it.
+func (in *Instance) mutate(m *Mutation, k *Kernel, s *runtime.Stream) error {
 	if err := s.Synchronize(); err != nil {
 		return fmt.Errorf("mutation of %s: %w", k.Plan.Name, err)
 	}
@@ -261,7 +259,7 @@ func (in *Instance) mutate(k *Kernel, s *runtime.Stream) error {
 		}
 		b, err := in.Download(w)
 		if err == nil {
-			err = in.Upload(w, in.L.mutation.scaled(b, w.Type.DType))
+			err = in.Upload(w, m.scaled(b, w.Type.DType))
 		}
 		if err != nil {
 			return fmt.Errorf("mutation of %s: %w", k.Plan.Name, err)
