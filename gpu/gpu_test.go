@@ -3,6 +3,7 @@ package gpu
 import (
 	"math"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -42,6 +43,11 @@ func TestCasesDeterministic(t *testing.T) {
 	}
 }
 
+// tensorCoreGemv finds the instantiation of a tensor-core GEMV tile
+// (device/gemv_mma.cuh, gemv_wgmma.cuh) for a kernel's context in its
+// source.
+var tensorCoreGemv = regexp.MustCompile(`fz_gemv_(mma|wg)_tile<fzb_`)
+
 // TestCasesOnCPU does on the CPU everything the device suite does but the
 // GPU: every small case plans, generates reproducibly, lays out its
 // buffers, and the references give every kernel parameter its bytes. The
@@ -58,7 +64,7 @@ func TestCasesOnCPU(t *testing.T) {
 		for _, p := range caseOnCPU(t, c, true) {
 			for _, k := range p.Kernels {
 				if l := k.Plan.Launch; l != nil && l.Variant == plan.VariantGemv {
-					tc := l.Tile[0] > plan.GemvCUDACoreRows && strings.Contains(k.Source, "_gemvtc(")
+					tc := l.Tile[0] > plan.GemvCUDACoreRows && tensorCoreGemv.MatchString(k.Source)
 					gemvs[[2]bool{l.Splits > 1, tc}] = true
 				}
 				if l := k.Plan.Launch; l != nil && l.Variant == plan.VariantPrefill && l.WGMMA {

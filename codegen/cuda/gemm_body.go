@@ -375,11 +375,6 @@ func (g *gemmModel) mainBody(split bool) (string, error) {
 	w.line("fz_grid_sync();")
 	w.line("waited = true;")
 	w.close()
-	if g.gemvMMA() {
-		if err := g.emitTCFlag(&w); err != nil {
-			return "", err
-		}
-	}
 	g.emitGemvCall(&w)
 	per := ixp(g.workspacePerSplit())
 	if split {

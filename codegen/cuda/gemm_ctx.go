@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/fuser-dev/fuser/ir"
+	"github.com/fuser-dev/fuser/plan"
 )
 
 // emitParamFields writes the kernel's parameters as the fields of its
@@ -68,9 +69,41 @@ func (g *gemmModel) emitContext(w *writer) error {
 	}
 	w.line("return %s;", b)
 	w.close()
+	if g.gemvMMA() {
+		g.emitRingConstants(w)
+	}
 	if g.mmaAble() {
 		g.emitNSlot(w)
 	}
 	w.close("};")
 	return nil
+}
+
+// emitRingConstants writes the context's part that the tensor-core GEMV
+// (device/gemv_mma.cuh, gemv_wgmma.cuh) and the wgmma GEMM
+// (device/gemm_wgmma.cuh) read: their rings' shapes, the operands' dtype,
+// and how the weight's K axis is strided.
+func (g *gemmModel) emitRingConstants(w *writer) {
+	w.line("static constexpr bool BF16 = %t;", g.bv.dt == ir.BF16)
+	if g.gemvWGMMA() {
+		w.line("static constexpr int GV_TN = %d, GV_ROWS = %d, GV_STAGES = %d, GV_STAGE_BYTES = %d;", gemvRowTN, plan.GemvRingRows, plan.GemvWGStages, plan.GemvWGStageBytes)
+	} else {
+		w.line("static constexpr int GV_TN = %d, GV_ROWS = %d, GV_STAGES = %d, GV_STAGE_BYTES = %d, GV_XROW_BYTES = %d;", gemvRowTN, plan.GemvRingRows, plan.GemvRingStages, plan.GemvRingStageBytes, plan.GemvRingXRowBytes)
+		return
+	}
+	bs := shapeOf(g.b)
+	kstride, simple := g.bv.simpleAxis(len(bs) - 2)
+	w.line("static constexpr bool BSIMPLE = %t;", simple)
+	if simple {
+		w.line("// The weight's K stride.")
+		w.line("__device__ __forceinline__ i64 bks() const { return %s; }", ixp(kstride))
+	}
+	if !g.gemmWGMMA() {
+		return
+	}
+	w.line("static constexpr int WG_K = %d, WG_ROWS = %d, WG_STAGES = %d, WG_STAGE_BYTES = %d, WG_RES_STRIDE = %d;", plan.GemmWGK, plan.GemmWGRows, plan.GemmWGStages, plan.GemmWGStageBytes, gemmWGResStride)
+	if g.gemmWGTMA() {
+		w.line("// The weight's columns.")
+		w.line("__device__ __forceinline__ i64 bcols() const { return %s; }", ixp(bs[len(bs)-1]))
+	}
 }

@@ -3,7 +3,6 @@ package cuda
 import (
 	"fmt"
 
-	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/plan"
 )
 
@@ -14,21 +13,19 @@ import (
 // a ring of plan.GemmWGStages stages of plan.GemmWGK positions. It is the
 // wgmma GEMV's loop at 128 rows: thread 0 copies a stage through the
 // tensor copy engine where the operands allow it (gemmWGTMA and the
-// launch's checks), every thread its share by cp.async elsewhere, and a
-// stage's wgmmas run while the block meets the barrier that guards the
-// refill of the stage before it (wgRing.emitTMALoop); the tile's sums
-// go through shared memory to the GEMV's tile epilogue. An unsplit launch
-// puts the blocks in clusters of two (plan.GemmWGCluster), which the
-// kernel does not read; a launch whose tiles leave SMs idle splits K over
-// a cluster's blocks (plan.GemmWGSplits, emitGemmWGReduce). (A producer
-// warpgroup feeding two consumer warpgroups through mbarriers spilled:
-// with 128 sums a consumer thread, 384 threads leave too few registers.
-// Empty mbarriers in place of the block barrier were slower on the H200:
-// bench/results/2026-12-03-h200-gemm-tma.)
+// launch's checks, fz_gemm_wg_tile), every thread its share by cp.async
+// elsewhere, and a stage's wgmmas run while the block meets the barrier
+// that guards the refill of the stage before it (fz_wg_ring_tma); the
+// tile's sums go through shared memory to the GEMV's tile epilogue. An
+// unsplit launch puts the blocks in clusters of two (plan.GemmWGCluster),
+// which the kernel does not read; a launch whose tiles leave SMs idle
+// splits K over a cluster's blocks (plan.GemmWGSplits, emitGemmWGReduce).
+// (A producer warpgroup feeding two consumer warpgroups through mbarriers
+// spilled: with 128 sums a consumer thread, 384 threads leave too few
+// registers. Empty mbarriers in place of the block barrier were slower on
+// the H200: bench/results/2026-12-03-h200-gemm-tma.)
 const (
 	gemmWGThreads = plan.GemmWGThreads
-	// gemmWGWeightBytes is a stage's weight tile, its rows following.
-	gemmWGWeightBytes = plan.GemmWGK * gemvRowTN * 2
 	// gemmWGResStride is the f32 row stride of the tile's sums in shared
 	// memory: 4 floats past a row of slots, so that the eight rows a warp
 	// stores at once (fz_gemv_wg_store) fall in distinct banks.
@@ -39,16 +36,6 @@ const (
 	// waited on its residual's loads (ncu); 32 took it from 478 to 292 µs
 	// on the H200 (bench/results/2026-12-03-h200-gemm-tma).
 	gemmWGEpiBatch = 32
-	// gemmTMARowBytes is a row's positions of a stage as the copy engine
-	// lays them: one box of GemmWGK positions by GemmWGRows rows, row n at
-	// n * 128, 128-byte swizzled (16-byte chunk c at chunk c ^ (n % 8)),
-	// so that every row is read from L2 as whole 32-byte sectors;
-	// gemmTMAAtom is the swizzle's atom, 8 rows (the descriptor's stride),
-	// and gemmTMAKStep a k16 slice's step along a row, in descriptor units
-	// of 16 bytes.
-	gemmTMARowBytes = plan.GemmWGK * 2
-	gemmTMAAtom     = 8 * gemmTMARowBytes
-	gemmTMAKStep    = 32 / 16
 )
 
 // gemmWGLaunch reports whether the kernel's launch is the wgmma GEMM's:
@@ -101,7 +88,7 @@ func GemmWGMMA(p *plan.Plan, pk *plan.Kernel) error {
 }
 
 // gemmWGTMA reports whether the wgmma GEMM's stages may come through the
-// tensor copy engine (emitGemmWGTMA): the wgmma path, one unit (the
+// tensor copy engine (fz_gemm_wg_tile): the wgmma path, one unit (the
 // weight's address has no batch part), a weight whose K axis is one
 // stride, and tiles whose every 64-slot group is 64 contiguous columns
 // while they exist. Whether the left operand's rows lie one stride apart,
@@ -126,77 +113,47 @@ func (g *gemmModel) gemmWGTMA() bool {
 }
 
 // emitGemmWG writes the wgmma GEMM as the device function @BODY@_wg over
-// the launch's work items, its ring aligned to plan.GemvWGAlign.
-//
-// Thread tid copies 8-slot group wc = tid % 32 of weight rows tid / 32 + 8i
-// of a stage (a warp, one row's 512 bytes), and chunks xc + 4j of two rows
-// of the left operand (a warp, 64 bytes of each of eight rows at a time):
-// each warp writes whole shared-memory lines. Where gemmWGTMA allows it
-// and the launch's operands pass emitGemmWGTMA's checks, thread 0 fills
-// the stages through the tensor copy engine instead.
+// the launch's work items, its ring aligned to plan.GemvWGAlign: an
+// item's sums come from fz_gemm_wg_tile (device/gemm_wgmma.cuh), which
+// may fill the stages through the tensor copy engine where gemmWGTMA
+// allows it, and go through shared memory to the GEMV's tile epilogue.
 func (g *gemmModel) emitGemmWG(w *writer) error {
 	k := g.k
-	stages, kstep, sb := plan.GemmWGStages, plan.GemmWGK, plan.GemmWGStageBytes
 	tma := g.gemmWGTMA()
 	splits := g.gemmWGSplits()
 	w.open("FZ_DEV void @BODY@_wg(%s, const i64 block, const i64 blocks, unsigned char* ring, i64* scol, const u16** sArow) {", k.signature(false))
-	w.line("const int tid = threadIdx.x, wg = tid >> 7, wc = tid & 31, xr = (tid >> 2) & 7, xc = tid & 3;")
+	w.line("%s", k.ctxInit("cx"))
+	w.line("const int tid = threadIdx.x;")
 	if splits == 1 {
 		w.line("const i64 bid = block, nblk = blocks;")
 	}
-	w.line("const u32 rb = fz_smem_addr(ring);")
 	w.line("float* res = (float*)ring;")
-	w.line("const u64 da = fz_wg_desc(rb + wg * %d, 16, 1024, 1), db = fz_wg_desc(rb + %d, 128, %d, 0);", 2*kstep*128, gemmWGWeightBytes, kstep*16)
 	if tma {
-		g.emitGemmWGTMAState(w)
+		w.line("fz_gemm_wg_tma tm = fz_gemm_wg_tma_init<%d>();", plan.GemmWGStages)
+	} else {
+		w.line("fz_gemm_wg_tma tm = {};")
 	}
 	var open func(w *writer, items string)
 	if splits > 1 {
 		open = g.emitGemmWGSplitLoop
 	}
-	batch, err := g.itemLoop(w, gemvRowTN, plan.GemmWGRows, "rt", true, true, open)
-	if err != nil {
+	if _, err := g.itemLoop(w, gemvRowTN, plan.GemmWGRows, "rt", true, true, open); err != nil {
 		return err
 	}
 	w.open("for (int s = tid; s < %d; s += blockDim.x) {", gemvRowTN)
 	w.line("const i64 c = @BODY@_col%d(seg, u, s, %s);", gemvRowTN, k.dimArgs())
 	w.line("scol[s] = c < nv ? c : -1;")
 	w.close()
-	w.open("for (int i = tid; i < %d; i += blockDim.x) {", plan.GemmWGRows)
-	ap, err := g.aRowAddr(w, "ar", ixv("i"))
-	if err != nil {
-		return err
-	}
-	w.line("sArow[i] = i < mr ? (const u16*)(%s) : 0;", ap)
-	w.close()
+	w.line("for (int i = tid; i < %d; i += blockDim.x) sArow[i] = i < mr ? cx.a(ub, r0 + i, 0) : 0;", plan.GemmWGRows)
 	w.line("__syncthreads();")
-	w.line("const i64 nst = (kv + %d) / %d;", kstep-1, kstep)
-	count := "nst"
+	w.line("const i64 nst = (kv + %d) / %d;", plan.GemmWGK-1, plan.GemmWGK)
+	ks0, count := "0", "nst"
 	if splits > 1 {
-		// Split rank takes stages ks0 .. ks0+nsl-1, the issues' st
-		// counting from ks0.
+		// Split rank takes stages ks0 .. ks0+nsl-1.
 		w.line("const i64 kper = (nst + S - 1) / S, ks0 = fz_min64(nst, rank * kper), nsl = fz_min64(nst, ks0 + kper) - ks0;")
-		count = "nsl"
+		ks0, count = "ks0", "nsl"
 	}
-	if err := g.emitGemmWGIssue(w, batch, splits > 1); err != nil {
-		return err
-	}
-	ring := wgRing{stages: stages, stageBytes: sb, rows: kstep, nb: "16", count: count, counter: "i64", stride: gemmWGResStride, bf16: g.bv.dt == ir.BF16}
-	ring.emitAcc(w)
-	if tma {
-		if err := g.emitGemmWGTMA(w, batch, splits > 1); err != nil {
-			return err
-		}
-		w.open("if (tma) {")
-		ring.emitTMALoop(w)
-		w.close("} else {")
-		w.indent++
-		ring.emitCopyLoop(w)
-		w.close()
-	} else {
-		ring.emitCopyLoop(w)
-	}
-	ring.emitStore(w)
+	w.line("fz_gemm_wg_tile<@BODY@_ctx, %t>(cx, tm, ub, r0, MR_, kv, %s, %s, scol, sArow, ring, res);", tma, ks0, count)
 	if splits > 1 {
 		g.emitGemmWGReduce(w)
 		return nil
@@ -257,150 +214,4 @@ func (g *gemmModel) emitGemmWGReduce(w *writer) {
 	w.line("__syncthreads();")
 	w.close()
 	w.close()
-}
-
-// emitGemmWGTMAState declares, before the item loop, what the copy
-// engine's stages need across items: the stage mbarriers (thread 0
-// initialises them; the item loop's barrier publishes them), their
-// parities, the shared memory the maps are built in, whether the launch
-// takes the engine (tma) and whether that was decided yet.
-func (g *gemmModel) emitGemmWGTMAState(w *writer) {
-	w.line("__shared__ __align__(128) u64 tms[2][16];")
-	w.line("__shared__ __align__(8) u64 tbar[%d];", plan.GemmWGStages)
-	w.line("const u32 tb = fz_smem_addr(tbar);")
-	w.line("if (tid == 0) for (int i = 0; i < %d; i++) fz_mbar_init(tb + 8 * i, 1);", plan.GemmWGStages)
-	w.line("u32 ph = 0;")
-	w.line("bool tma = false, decided = false;")
-	w.line("const u64 dbt = fz_wg_desc(rb + %d, 16, %d, 1);", gemmWGWeightBytes, gemmTMAAtom)
-}
-
-// emitGemmWGTMA writes, inside the item loop, the launch's decision (at its
-// first item) and issueT(st, so, bar), which thread 0 calls to copy stage
-// st to ring offset so through the engine, completing on the mbarrier at
-// bar.
-//
-// The engine takes the launch when its SM has map slots, the weight's
-// start and row stride and the left operand's first row and row stride
-// are 16-byte multiples, the sizes fit the maps' 32-bit coordinates, and
-// every row r of the left operand lies at row 0 plus r row strides (a
-// view that permutes rows fails it and keeps the cp.async copies). Warp 0
-// then builds the two maps: the weight's, K rows of its N columns, in
-// boxes of 64 columns by GemmWGK rows landing 128-byte swizzled, as the
-// copies lay them; the left operand's, its rows of kv positions, in one
-// box of a stage's GemmWGK positions by GemmWGRows rows landing 128-byte
-// swizzled (gemmTMARowBytes). Positions past kv, rows past the operand
-// and columns past N land as zeros; a 64-slot group whose first column is
-// past N (scol -1) is asked for at column N. The weight's row stride is
-// the cp.async issue's wrs (emitGemmWGIssue: gemmWGTMA implies a simple K
-// axis), and the maps' slots are read once an item.
-func (g *gemmModel) emitGemmWGTMA(w *writer, batch []ix, split bool) error {
-	k := g.k
-	bs := shapeOf(g.b)
-	wa, err := k.addr(g.b, g.operandIndex(g.b, batch, [2]ix{ixc(0), ixc(0)}))
-	if err != nil {
-		return err
-	}
-	w.line("const i64 nw = %s;", ixp(bs[len(bs)-1]))
-	w.open("if (!decided) {")
-	w.line("decided = true;")
-	w.open("auto arow = [&](i64 i) {")
-	ap, err := g.aRowAddr(w, "tr", ixSub(ixv("i"), ixv("r0")))
-	if err != nil {
-		return err
-	}
-	w.line("return (const u16*)(%s);", ap)
-	w.close("};")
-	w.line("const u16* wbase = (const u16*)(%s);", wa)
-	w.line("const u16* a0 = arow(0);")
-	w.line("const i64 lda = arow(1) - a0, lim = 0x7fffffff;")
-	w.line("bool ok = fz_gemm_tslot(0) != 0 && fz_aligned(wbase, 16) && fz_aligned(a0, 16) && wrs > 0 && wrs %% 8 == 0 && lda > 0 && lda %% 8 == 0;")
-	w.line("ok = ok && kv <= lim && nw <= lim && MR_ <= lim;")
-	w.line("for (i64 i = tid; ok && i < MR_; i += blockDim.x) ok = arow(i) == a0 + i * lda;")
-	w.line("tma = __syncthreads_and(ok);")
-	w.open("if (tma && tid < 32) {")
-	w.line("fz_tmap2d_build<3>(tms[0], fz_gemm_tslot(0), wbase, (u32)nw, (u32)kv, (u64)(wrs * 2), 64, %d);", plan.GemmWGK)
-	w.line("fz_tmap2d_build<3>(tms[1], fz_gemm_tslot(1), a0, (u32)kv, (u32)MR_, (u64)(lda * 2), %d, %d);", plan.GemmWGK, plan.GemmWGRows)
-	w.line("if (tid == 0) { fz_tmap_acquire(fz_gemm_tslot(0)); fz_tmap_acquire(fz_gemm_tslot(1)); }")
-	w.close()
-	w.close()
-	groups := gemvRowTN / 64
-	w.line("int gx[%d];", groups)
-	w.line("for (int i = 0; i < %d; i++) gx[i] = scol[64 * i] >= 0 ? (int)scol[64 * i] : (int)nw;", groups)
-	w.line("const u64* wm = fz_gemm_tslot(0);")
-	w.line("const u64* am = fz_gemm_tslot(1);")
-	w.open("auto issueT = [&](i64 st, u32 so, u32 bar) {")
-	w.line("const int kb = (int)((%s) * %d);", stageOf(split), plan.GemmWGK)
-	w.line("fz_mbar_expect(bar, %d);", plan.GemmWGStageBytes)
-	w.line("for (int i = 0; i < %d; i++) fz_tma2d(rb + so + i * %d, wm, gx[i], kb, bar);", groups, plan.GemmWGK*128)
-	w.line("fz_tma2d(rb + so + %d, am, kb, (int)r0, bar);", gemmWGWeightBytes)
-	w.close("};")
-	return nil
-}
-
-// emitGemmWGIssue writes issue(st, so), which copies stage st of the item
-// to ring offset so: the weight rows past kv and the left operand's
-// positions past kv and rows past mr are zero fills.
-func (g *gemmModel) emitGemmWGIssue(w *writer, batch []ix, split bool) error {
-	k := g.k
-	kstep := plan.GemmWGK
-	bs := shapeOf(g.b)
-	kstride, simple := g.bv.simpleAxis(len(bs) - 2)
-	w.line("const i64 col = scol[wc * 8], cl = col >= 0 ? col : 0;")
-	w.line("const u16* xa[2] = {sArow[8 * (tid >> 5) + xr], sArow[8 * ((tid >> 5) + 8) + xr]};")
-	w.line("const u16* x0 = sArow[0];")
-	wa, err := k.addr(g.b, g.operandIndex(g.b, batch, [2]ix{ixv("kr"), ixv("cl")}))
-	if err != nil {
-		return err
-	}
-	if simple {
-		w.line("const i64 wrs = %s;", ixp(kstride))
-		w.open("const u16* wp = [&] {")
-		w.line("const i64 kr = tid >> 5;")
-		w.line("return (const u16*)(%s);", wa)
-		w.close("}();")
-	} else {
-		w.open("const u16* wp = [&] {")
-		w.line("const i64 kr = 0;")
-		w.line("return (const u16*)(%s);", wa)
-		w.close("}();")
-	}
-	w.open("auto issue = [&](i64 st, u32 so) {")
-	w.line("const i64 kb = (%s) * %d;", stageOf(split), kstep)
-	w.line("const bool whole = kb + %d <= kv;", kstep)
-	w.line("#pragma unroll")
-	w.open("for (int i = 0; i < %d; i++) {", kstep/8)
-	w.line("const int r = (tid >> 5) + 8 * i;")
-	w.line("const bool ok = col >= 0 && (whole || kb + r < kv);")
-	if simple {
-		w.line("const u16* src = ok ? wp + (kb + 8 * i) * wrs : wp;")
-	} else {
-		w.open("const u16* src = !ok ? wp : [&] {")
-		w.line("const i64 kr = kb + r;")
-		w.line("return (const u16*)(%s);", wa)
-		w.close("}();")
-	}
-	w.line("fz_cp16s(rb + so + fz_gemv_wg_woff(r, wc, %d), src, ok ? 16 : 0);", kstep)
-	w.close()
-	// Copy i of a thread's 2·per is chunk xc + 4 (i % per) of row
-	// 8 (tid/32 + 8 (i / per)) + xr.
-	per := kstep / 32
-	w.line("#pragma unroll")
-	w.open("for (int i = 0; i < %d; i++) {", 2*per)
-	w.line("const int n = 8 * ((tid >> 5) + 8 * (i / %d)) + xr, c = xc + 4 * (i %% %d);", per, per)
-	w.line("const u16* a = xa[i / %d];", per)
-	w.line("const i64 kx = kb + c * 8;")
-	w.line("const int bytes = a ? (int)fz_max64(0, fz_min64(16, 2 * (kv - kx))) : 0;")
-	w.line("fz_cp16s(rb + so + fz_gemv_wg_xoff(n, c, %d, %d), bytes ? a + kx : x0, bytes);", kstep, gemmWGWeightBytes)
-	w.close()
-	w.close("};")
-	return nil
-}
-
-// stageOf is the stage an issue's st names: st itself, or, in a split
-// launch, st stages past the split's first (ks0).
-func stageOf(split bool) string {
-	if split {
-		return "ks0 + st"
-	}
-	return "st"
 }

@@ -38,8 +38,8 @@ func (k *kgen) bodyArgs() string {
 
 // emitHelpers writes the tile enumeration of the epilogue's segments for
 // GEMV (gemvTN slots) and tensor-core (mmaBN slots) tiles, the kernel's
-// context (the GEMV tile of device/gemv.cuh reads it) and the tensor-core
-// tile functions.
+// context (the device templates of the GEMV and GEMM tiles read it) and
+// the mma.sync and wgmma GEMM bodies.
 func (g *gemmModel) emitHelpers(w *writer) error {
 	k := g.k
 	n := ixp(g.n)
@@ -95,16 +95,6 @@ func (g *gemmModel) emitHelpers(w *writer) error {
 	}
 	if err := g.emitContext(w); err != nil {
 		return err
-	}
-	switch {
-	case g.gemvWGMMA():
-		if err := g.emitGemvWGMMA(w); err != nil {
-			return err
-		}
-	case g.gemvMMA():
-		if err := g.emitGemvMMA(w); err != nil {
-			return err
-		}
 	}
 	if g.mmaAble() {
 		if err := g.emitMmaTile(w); err != nil {

@@ -257,3 +257,19 @@ FZ_DEV void fz_gemv_prefetch(const C& c, const i64 ub, const i64 k0, const i64 k
     }
   }
 }
+
+// fz_gemv_tc_ok reports, to every thread of the block, whether a chunk of
+// mr rows from r0 may take the tensor-core GEMV: every 8-slot group of the
+// tile is 8 contiguous, aligned columns or none, and the weight's rows and
+// the chunk's rows of the left operand are 16-byte aligned (the rings of
+// gemv_mma.cuh and gemv_wgmma.cuh copy 16 bytes at a time). C::GV_TN is
+// the tensor-core tile's column slots.
+template <class C>
+FZ_DEV bool fz_gemv_tc_ok(const C& c, const i64 ub, const i64 r0, const int mr, const i64* scol, const int* svec) {
+  bool ok = fz_aligned(c.b(ub, 0, 0), 16) && fz_aligned(c.b(ub, 1, 0), 16);
+  if (threadIdx.x < C::GV_TN / 8 && svec[threadIdx.x] == 0) {
+    for (int i = 0; i < 8; i++) ok = ok && scol[threadIdx.x * 8 + i] < 0;
+  }
+  if (threadIdx.x < mr) ok = ok && fz_aligned(c.a(ub, r0 + threadIdx.x, 0), 16);
+  return __syncthreads_and(ok);
+}

@@ -19,6 +19,15 @@
  * c ^ fz_gemv_swz(row)), so that the 8 lanes of a 16-byte shared load read
  * 8 distinct bank groups.
  *
+ * The tile functions read the kernel's context C (@BODY@_ctx, see
+ * gemv.cuh) and, beyond the CUDA-core tile's members, its ring: GV_TN
+ * column slots a tile, GV_ROWS positions of K a stage, GV_STAGES stages
+ * of GV_STAGE_BYTES bytes, GV_XROW_BYTES bytes a row of the left operand
+ * in a stage (mma.sync only), BF16 (bf16 operands, else f16), and for
+ * the wgmma GEMV BSIMPLE (the weight's K axis is one stride, bks()).
+ * Every copy past the operands (K past k1, rows past mr, columns past the
+ * tile) is a zero fill, so that the MMAs run without a bounds test.
+ *
  * This comment is not emitted; the rest of the file is, as it stands
  * (codegen/cuda/device.go).
  */
@@ -85,4 +94,59 @@ FZ_DEV void fz_gemv_mma_store(float (*acc)[4][4], float* res, int tn, int c0, bo
       p[0] = v0;
       p[1] = v1;
     }
+}
+
+// fz_gemv_mma_tile is the mma.sync GEMV of NB n8 tiles of rows: rows r0 ..
+// r0+mr-1 (mr <= 8 NB) of unit ub against the tile's columns scol, over
+// positions [k0, k1), the sums left in res[8 NB][GV_TN]. Thread tid copies
+// column group wc of weight rows (tid >> 5) + 8i, and positions xc .. xc+7
+// of left-operand row xm, of every stage. Warps 0-3 take the first 16-row
+// step of a stage, warps 4-7 the second; the two halves' sums are added in
+// res once the ring has drained.
+template <class C, int NB>
+FZ_DEV void fz_gemv_mma_tile(const C& c, const i64 ub, const i64 r0, const int mr, const i64 k0, const i64 k1, const i64* scol, unsigned char* ring, float* res) {
+  constexpr int TN = C::GV_TN, ROWS = C::GV_ROWS, ST = C::GV_STAGES, SB = C::GV_STAGE_BYTES, XRB = C::GV_XROW_BYTES;
+  constexpr int WB = ROWS * TN * 2;
+  const int tid = threadIdx.x, wid = tid >> 5, wn = wid & 3, wk = wid >> 2;
+  const int wc = tid & 31, xm = tid >> 2, xc = (tid & 3) * 8;
+  const i64 col = scol[wc * 8], cl = col >= 0 ? col : 0;
+  const u16* ap = c.a(ub, r0 + (xm < mr ? xm : mr - 1), 0);
+  const i64 nst = (k1 - k0 + ROWS - 1) / ROWS;
+  auto issue = [&](i64 st) {
+    unsigned char* sb = ring + (st % ST) * SB;
+    const i64 kb = k0 + st * ROWS;
+#pragma unroll
+    for (int i = 0; i < ROWS / 8; i++) {
+      const int row = (tid >> 5) + 8 * i;
+      const bool ok = col >= 0 && kb + row < k1;
+      const i64 kr = ok ? kb + row : k0;
+      fz_cp16b(sb + (row * TN + (wc ^ fz_gemv_swz(row)) * 8) * 2, c.b(ub, kr, cl), ok ? 16 : 0);
+    }
+    if (xm < NB * 8) {
+      const i64 kx = kb + xc;
+      const int bytes = xm < mr ? (int)fz_max64(0, fz_min64(16, 2 * (k1 - kx))) : 0;
+      fz_cp16b(sb + WB + xm * XRB + xc * 2, ap + (bytes > 0 ? kx : k0), bytes);
+    }
+  };
+  float acc[NB][4][4];
+#pragma unroll
+  for (int i = 0; i < NB * 16; i++) (&acc[0][0][0])[i] = 0.f;
+  for (int s = 0; s < ST - 1; s++) {
+    if (s < nst) issue(s);
+    fz_cp_commit();
+  }
+  for (i64 st = 0; st < nst; st++) {
+    fz_cp_wait<ST - 2>();
+    __syncthreads();
+    if (st + ST - 1 < nst) issue(st + ST - 1);
+    fz_cp_commit();
+    const unsigned char* sb = ring + (st % ST) * SB;
+    fz_gemv_ring_step<NB, C::BF16>(acc, (const u16*)sb, (const u32*)(sb + WB), TN, XRB / 4, wn, wk);
+  }
+  fz_cp_wait<0>();
+  __syncthreads();
+  if (wk == 1) fz_gemv_mma_store<NB>(acc, res, TN, wn * 64, false);
+  __syncthreads();
+  if (wk == 0) fz_gemv_mma_store<NB>(acc, res, TN, wn * 64, true);
+  __syncthreads();
 }

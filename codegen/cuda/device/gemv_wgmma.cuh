@@ -1,7 +1,7 @@
 /*
- * The tensor-core GEMV for 2 to 64 rows on sm_90a (codegen/cuda/gemv_wgmma.go
- * instantiates it when the launch says wgmma), and the GEMM for more rows
- * built on its stages (codegen/cuda/gemm_wgmma.go): the weight is the A operand
+ * The tensor-core GEMV for 2 to 64 rows on sm_90a (codegen/cuda/gemv_mma.go
+ * instantiates it when the launch says wgmma, gemv_wgmma.go), and the GEMM
+ * for more rows built on its stages (codegen/cuda/gemm_wgmma.go): the weight is the A operand
  * of wgmma m64nNk16, read from shared memory M-major (transposed), and the
  * rows of the left operand its B operand, K-major, so that the weight,
  * read once, feeds every row: y^T = W^T x^T, N = 8 to 64 rows (128 in
@@ -141,4 +141,101 @@ FZ_DEV void fz_gemv_wg_store(float (*acc)[NB * 4], float* res, int tn, int wg) {
 #pragma unroll
     for (int i = 0; i < NB * 4; i++)
       res[(8 * (i >> 2) + 2 * q + (i & 1)) * tn + 128 * wg + 64 * t + 16 * w + g + 8 * ((i >> 1) & 1)] = acc[t][i];
+}
+
+// fz_wg_ring_copy runs the stage loop of the wgmma GEMV and GEMM whose
+// stages every thread's cp.async copies fill: issue(st, offset) copies
+// stage st (of count) to that ring offset, and descriptors da and db
+// address the first stage's weight groups of this warpgroup and its rows
+// (ROWS positions a stage of SB bytes, the rows' next k16 slice BSTEP
+// descriptor units on). STAGES - 2 stages are in flight ahead of the one
+// multiplied; a stage is refilled two steps after it was read, once the
+// wgmma wait of the step between has retired it (fz_wg_ring_tma keeps
+// one more in flight). It returns with every wgmma and copy retired.
+template <int NB, bool BF16, int STAGES, int SB, int ROWS, int BSTEP, class I, class Issue>
+FZ_DEV void fz_wg_ring_copy(float (*acc)[NB * 4], const I count, const u64 da, const u64 db, Issue&& issue) {
+  constexpr int AHEAD = STAGES - 2, LAST = (STAGES - 1) * SB;
+  for (int s = 0; s < AHEAD; s++) {
+    if (s < count) issue(s, s * SB);
+    fz_cp_commit();
+  }
+  u32 rso = 0, wso = AHEAD * SB;
+  for (I st = 0; st < count; st++) {
+    fz_cp_wait<AHEAD - 1>();
+    fz_fence_proxy_async();
+    __syncthreads();
+    if (st + AHEAD < count) issue(st + AHEAD, wso);
+    fz_cp_commit();
+    fz_gemv_wg_stage<NB, BF16>(acc, da + (rso >> 4), db + (rso >> 4), ROWS, BSTEP);
+    fz_wgmma_wait<1>();
+    rso = rso == LAST ? 0 : rso + SB;
+    wso = wso == LAST ? 0 : wso + SB;
+  }
+  fz_wgmma_wait<0>();
+  fz_cp_wait<0>();
+}
+
+// fz_gemv_wg_tile is the wgmma GEMV of NB n8 tiles of rows, with
+// fz_gemv_mma_tile's contract; ring is aligned to 1024 bytes. Warpgroup wg
+// of the two takes half the tile's columns over every position of a
+// stage, so that the sums need no reduction between warps.
+//
+// A stage's copies and wgmmas are the loop's whole work, so their
+// addressing is fixed before it: a thread's four weight chunks of a stage
+// lie 1024 bytes apart in shared memory (rows r and r+8 share r's
+// swizzle), its global addresses advance by a stage's rows times the
+// weight's row stride, and the wgmma descriptors of a stage are those of
+// the first stage plus the stage's offset. A stage with every position
+// inside [k0, k1) copies without bounds checks; the last, partial one
+// takes the checked copies. A weight whose K axis is not one stride (a
+// view that reshapes it) takes the checked copies throughout.
+template <class C, int NB>
+FZ_DEV void fz_gemv_wg_tile(const C& c, const i64 ub, const i64 r0, const int mr, const i64 k0, const i64 k1, const i64* scol, unsigned char* ring, float* res) {
+  constexpr int TN = C::GV_TN, ROWS = C::GV_ROWS, WB = ROWS * TN * 2;
+  const int tid = threadIdx.x, wg = tid >> 7;
+  const int wc = tid & 31, xm = tid >> 2, xc = (tid & 3) * 8;
+  const i64 col = scol[wc * 8], cl = col >= 0 ? col : 0;
+  const u16* ap = c.a(ub, r0 + (xm < mr ? xm : mr - 1), 0);
+  const int ns = (int)((k1 - k0 + ROWS - 1) / ROWS), nfull = (int)((k1 - k0) / ROWS);
+  const u32 rb = fz_smem_addr(ring);
+  const u32 wsa = rb + fz_gemv_wg_woff(tid >> 5, wc, ROWS), xsa = rb + fz_gemv_wg_xoff(xm, xc >> 3, ROWS, WB);
+  const int wbytes = col >= 0 ? 16 : 0, xbytes = xm < mr ? 16 : 0;
+  i64 wrs = 0;
+  const u16* wp = 0;
+  if constexpr (C::BSIMPLE) {
+    wrs = c.bks();
+    wp = c.b(ub, k0 + (tid >> 5), cl);
+  }
+  auto issue = [&](int st, u32 so) {
+    if constexpr (C::BSIMPLE) {
+      if (st < nfull) {
+        const u16* p = wp + (i64)st * ROWS * wrs;
+#pragma unroll
+        for (int i = 0; i < ROWS / 8; i++) fz_cp16s(wsa + so + i * 1024, p + i * 8 * wrs, wbytes);
+        if (xm < NB * 8) fz_cp16s(xsa + so, ap + k0 + st * ROWS + xc, xbytes);
+        return;
+      }
+    }
+    const i64 kb = k0 + (i64)st * ROWS;
+#pragma unroll
+    for (int i = 0; i < ROWS / 8; i++) {
+      const int row = (tid >> 5) + 8 * i;
+      const bool ok = col >= 0 && kb + row < k1;
+      const i64 kr = ok ? kb + row : k0;
+      fz_cp16s(wsa + so + i * 1024, c.b(ub, kr, cl), ok ? 16 : 0);
+    }
+    if (xm < NB * 8) {
+      const i64 kx = kb + xc;
+      const int bytes = xm < mr ? (int)fz_max64(0, fz_min64(16, 2 * (k1 - kx))) : 0;
+      fz_cp16s(xsa + so, ap + (bytes > 0 ? kx : k0), bytes);
+    }
+  };
+  const u64 da = fz_wg_desc(rb + wg * 2 * ROWS * 128, 16, 1024, 1), db = fz_wg_desc(rb + WB, 128, ROWS * 16, 0);
+  float acc[2][NB * 4];
+#pragma unroll
+  for (int i = 0; i < NB * 8; i++) (&acc[0][0])[i] = 0.f;
+  fz_wg_ring_copy<NB, C::BF16, C::GV_STAGES, C::GV_STAGE_BYTES, ROWS, 2 * 128 / 16>(acc, ns, da, db, issue);
+  __syncthreads();
+  fz_gemv_wg_store<NB>(acc, res, TN, wg);
+  __syncthreads();
 }

@@ -1,14 +1,14 @@
 // body of k05_gemm_matmul_silu_mul
-FZ_DEV i64 fzb_506d0bdf91ce54a9_ntiles256(i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV i64 fzb_8e130b14c238dc3e_ntiles256(i64 dim_B, i64 dim_S, i64 dim_T) {
   return 112;
 }
-FZ_DEV int fzb_506d0bdf91ce54a9_tile256(i64 t, i64* u, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV int fzb_8e130b14c238dc3e_tile256(i64 t, i64* u, i64 dim_B, i64 dim_S, i64 dim_T) {
   if (t < 112) { *u = t; return 0; }
   t -= 112;
   *u = 0;
   return -1;
 }
-FZ_DEV i64 fzb_506d0bdf91ce54a9_col256(int seg, i64 u, int s, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV i64 fzb_8e130b14c238dc3e_col256(int seg, i64 u, int s, i64 dim_B, i64 dim_S, i64 dim_T) {
   switch (seg) {
     case 0: {
       const int q = s / 128, j = s % 128;
@@ -21,16 +21,16 @@ FZ_DEV i64 fzb_506d0bdf91ce54a9_col256(int seg, i64 u, int s, i64 dim_B, i64 dim
   }
   return -1;
 }
-FZ_DEV i64 fzb_506d0bdf91ce54a9_ntiles64(i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV i64 fzb_8e130b14c238dc3e_ntiles64(i64 dim_B, i64 dim_S, i64 dim_T) {
   return 448;
 }
-FZ_DEV int fzb_506d0bdf91ce54a9_tile64(i64 t, i64* u, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV int fzb_8e130b14c238dc3e_tile64(i64 t, i64* u, i64 dim_B, i64 dim_S, i64 dim_T) {
   if (t < 448) { *u = t; return 0; }
   t -= 448;
   *u = 0;
   return -1;
 }
-FZ_DEV i64 fzb_506d0bdf91ce54a9_col64(int seg, i64 u, int s, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV i64 fzb_8e130b14c238dc3e_col64(int seg, i64 u, int s, i64 dim_B, i64 dim_S, i64 dim_T) {
   switch (seg) {
     case 0: {
       const int q = s / 32, j = s % 32;
@@ -43,7 +43,7 @@ FZ_DEV i64 fzb_506d0bdf91ce54a9_col64(int seg, i64 u, int s, i64 dim_B, i64 dim_
   }
   return -1;
 }
-FZ_DEV void fzb_506d0bdf91ce54a9_epi0(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 r, const i64 c0, const float* ev, const i64 nv) {
+FZ_DEV void fzb_8e130b14c238dc3e_epi0(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 r, const i64 c0, const float* ev, const i64 nv) {
   const i64 oc0 = (r/dim_S);
   const i64 oc1 = (r%dim_S);
   {
@@ -52,7 +52,7 @@ FZ_DEV void fzb_506d0bdf91ce54a9_epi0(const u16* __restrict__ p0, const u16* __r
     fz_st_bf16(p2 + (((oc0*(14336*dim_S)) + (oc1*14336)) + c0), t2);
   }
 }
-struct fzb_506d0bdf91ce54a9_ctx {
+struct fzb_8e130b14c238dc3e_ctx {
   const u16* p0;
   const u16* p1;
   u16* p2;
@@ -77,6 +77,11 @@ struct fzb_506d0bdf91ce54a9_ctx {
   __device__ __forceinline__ const BT* b(i64 ub, i64 k, i64 n) const {
     return p1 + ((k*28672) + n);
   }
+  static constexpr bool BF16 = true;
+  static constexpr int GV_TN = 256, GV_ROWS = 32, GV_STAGES = 7, GV_STAGE_BYTES = 20480;
+  static constexpr bool BSIMPLE = true;
+  // The weight's K stride.
+  __device__ __forceinline__ i64 bks() const { return 28672; }
   FZ_DEV int nslot(int seg, int wn, int nt) {
     switch (seg) {
       case 0: return (nt / 2) * 32 + wn * 16 + (nt % 2) * 8;
@@ -84,90 +89,22 @@ struct fzb_506d0bdf91ce54a9_ctx {
     return 0;
   }
 };
-template <int NB>
-FZ_DEV void fzb_506d0bdf91ce54a9_gemvtc(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 r0, const int mr, const i64 k0, const i64 k1, const i64* scol, unsigned char* ring, float* res) {
-  const int tid = threadIdx.x, wg = tid >> 7;
-  // This thread copies column group wc of weight rows (tid >> 5) + 8i, and
-  // positions xc .. xc+7 of left-operand row xm, of every stage.
-  const int wc = tid & 31, xm = tid >> 2, xc = (tid & 3) * 8;
-  const i64 col = scol[wc * 8], cl = col >= 0 ? col : 0;
-  const i64 xr0 = ((r0 + (xm < mr ? xm : mr - 1))/dim_S);
-  const i64 xr1 = ((r0 + (xm < mr ? xm : mr - 1))%dim_S);
-  const u16* ap = p0 + ((xr0*(4096*dim_S)) + (xr1*4096));
-  const i64 nst = (k1 - k0 + 31) / 32;
-  const int ns = (int)nst, nfull = (int)((k1 - k0) / 32);
-  const u32 rb = fz_smem_addr(ring);
-  const u32 wsa = rb + fz_gemv_wg_woff(tid >> 5, wc, 32), xsa = rb + fz_gemv_wg_xoff(xm, xc >> 3, 32, 16384);
-  const int wbytes = col >= 0 ? 16 : 0, xbytes = xm < mr ? 16 : 0;
-  const i64 wrs = 28672;
-  const u16* wp = [&] {
-    const i64 kr = k0 + (tid >> 5);
-    return (const u16*)(p1 + ((kr*28672) + cl));
-  }();
-  auto issue = [&](int st, u32 so) {
-    if (st < nfull) {
-      const u16* p = wp + (i64)st * 32 * wrs;
-      #pragma unroll
-      for (int i = 0; i < 4; i++) fz_cp16s(wsa + so + i * 1024, p + i * 8 * wrs, wbytes);
-      if (xm < NB * 8) fz_cp16s(xsa + so, ap + k0 + st * 32 + xc, xbytes);
-      return;
-    }
-    const i64 kb = k0 + (i64)st * 32;
-    #pragma unroll
-    for (int i = 0; i < 4; i++) {
-      const int row = (tid >> 5) + 8 * i;
-      const bool ok = col >= 0 && kb + row < k1;
-      const i64 kr = ok ? kb + row : k0;
-      fz_cp16s(wsa + so + i * 1024, p1 + ((kr*28672) + cl), ok ? 16 : 0);
-    }
-    if (xm < NB * 8) {
-      const i64 kx = kb + xc;
-      const int bytes = xm < mr ? (int)fz_max64(0, fz_min64(16, 2 * (k1 - kx))) : 0;
-      fz_cp16s(xsa + so, ap + (bytes > 0 ? kx : k0), bytes);
-    }
-  };
-  const u64 da = fz_wg_desc(rb + wg * 8192, 16, 1024, 1), db = fz_wg_desc(rb + 16384, 128, 512, 0);
-  float acc[2][NB * 4];
-  #pragma unroll
-  for (int i = 0; i < NB * 8; i++) (&acc[0][0])[i] = 0.f;
-  for (int s = 0; s < 5; s++) {
-    if (s < ns) issue(s, s * 20480);
-    fz_cp_commit();
-  }
-  u32 rso = 0, wso = 102400;
-  for (int st = 0; st < ns; st++) {
-    fz_cp_wait<4>();
-    fz_fence_proxy_async();
-    __syncthreads();
-    if (st + 5 < ns) issue(st + 5, wso);
-    fz_cp_commit();
-    fz_gemv_wg_stage<NB, true>(acc, da + (rso >> 4), db + (rso >> 4), 32, 16);
-    fz_wgmma_wait<1>();
-    rso = rso == 122880 ? 0 : rso + 20480;
-    wso = wso == 122880 ? 0 : wso + 20480;
-  }
-  fz_wgmma_wait<0>();
-  fz_cp_wait<0>();
-  __syncthreads();
-  fz_gemv_wg_store<NB>(acc, res, 256, wg);
-  __syncthreads();
-}
-FZ_DEV void fzb_506d0bdf91ce54a9_mma(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 bid, const i64 nblk, u16* smem, const u16** sArow, const u16** sBrow, i64* scol) {
-  const fzb_506d0bdf91ce54a9_ctx cx = {p0, p1, p2, dim_B, dim_S, dim_T};
+FZ_DEV void fzb_8e130b14c238dc3e_mma(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 bid, const i64 nblk, u16* smem, const u16** sArow, const u16** sBrow, i64* scol) {
+  const fzb_8e130b14c238dc3e_ctx cx = {p0, p1, p2, dim_B, dim_S, dim_T};
   const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5;
   const int wm = (wid >> 1) & 3, wn = wid & 1;
   const i64 UB = 1, MR_ = (dim_B*dim_S);
-  const i64 ntile = fzb_506d0bdf91ce54a9_ntiles64(dim_B, dim_S, dim_T);
+  const i64 ntile = fzb_8e130b14c238dc3e_ntiles64(dim_B, dim_S, dim_T);
   const i64 nrt = (MR_ + 127) / 128;
   for (i64 item = bid; item < UB * nrt * ntile; item += nblk) {
     const i64 t = item % ntile, rest = item / ntile, rt = rest % nrt, ub = rest / nrt;
     const i64 r0 = rt * 128;
     i64 u;
-    const int seg = fzb_506d0bdf91ce54a9_tile64(t, &u, dim_B, dim_S, dim_T);
+    const int seg = fzb_8e130b14c238dc3e_tile64(t, &u, dim_B, dim_S, dim_T);
     const i64 kv = 4096, nv = 28672;
     __syncthreads();
     for (int s = tid; s < 64; s += blockDim.x) {
-      const i64 c = fzb_506d0bdf91ce54a9_col64(seg, u, s, dim_B, dim_S, dim_T);
+      const i64 c = fzb_8e130b14c238dc3e_col64(seg, u, s, dim_B, dim_S, dim_T);
       scol[s] = c < nv ? c : -1;
     }
     // Row pointers of A (and of B^T for a K-contiguous B).
@@ -177,7 +114,7 @@ FZ_DEV void fzb_506d0bdf91ce54a9_mma(const u16* __restrict__ p0, const u16* __re
     }
     __syncthreads();
     float acc[2][4][4];
-    fz_mma_mainloop<fzb_506d0bdf91ce54a9_ctx, true, 128, 64, 32, 3>(cx, ub, kv, seg, smem, sArow, sBrow, scol, acc);
+    fz_mma_mainloop<fzb_8e130b14c238dc3e_ctx, true, 128, 64, 32, 3>(cx, ub, kv, seg, smem, sArow, sBrow, scol, acc);
     if (wid < 8) {
       switch (seg) {
         case 0: {
@@ -198,7 +135,7 @@ FZ_DEV void fzb_506d0bdf91ce54a9_mma(const u16* __restrict__ p0, const u16* __re
                   float ev[2];
                   ev[0] = acc[mt][0 + jb][h * 2 + c];
                   ev[1] = acc[mt][2 + jb][h * 2 + c];
-                  fzb_506d0bdf91ce54a9_epi0(p0, p1, p2, dim_B, dim_S, dim_T, ub, r, c0, ev, nv);
+                  fzb_8e130b14c238dc3e_epi0(p0, p1, p2, dim_B, dim_S, dim_T, ub, r, c0, ev, nv);
                 }
               }
             }
@@ -209,12 +146,12 @@ FZ_DEV void fzb_506d0bdf91ce54a9_mma(const u16* __restrict__ p0, const u16* __re
     }
   }
 }
-FZ_DEV void fzb_506d0bdf91ce54a9(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV void fzb_8e130b14c238dc3e(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
   __shared__ __align__(128) float smem[9216];
   __shared__ i64 scol[256];
   __shared__ int svec[32];
   float* As = smem; float* red = smem;
-  const fzb_506d0bdf91ce54a9_ctx cx = {p0, p1, p2, dim_B, dim_S, dim_T};
+  const fzb_8e130b14c238dc3e_ctx cx = {p0, p1, p2, dim_B, dim_S, dim_T};
   extern __shared__ __align__(128) unsigned char fz_gemv_dsm[];
   unsigned char* ring = fz_gemv_dsm + ((1024u - (fz_smem_addr(fz_gemv_dsm) & 1023u)) & 1023u);
   float* res = (dim_B*dim_S) > 1 ? (float*)ring : smem + 4096;
@@ -224,23 +161,23 @@ FZ_DEV void fzb_506d0bdf91ce54a9(const u16* __restrict__ p0, const u16* __restri
     __shared__ const u16* sArow[128];
     __shared__ const u16* sBrow[64];
     fz_grid_sync();
-    if (sp == 0) fzb_506d0bdf91ce54a9_mma(p0, p1, p2, dim_B, dim_S, dim_T, bid, nblk, (u16*)smem, sArow, sBrow, scol);
+    if (sp == 0) fzb_8e130b14c238dc3e_mma(p0, p1, p2, dim_B, dim_S, dim_T, bid, nblk, (u16*)smem, sArow, sBrow, scol);
     return;
   }
   bool waited = false;
   const i64 UB = 1, MR_ = (dim_B*dim_S);
-  const i64 ntile = fzb_506d0bdf91ce54a9_ntiles256(dim_B, dim_S, dim_T);
+  const i64 ntile = fzb_8e130b14c238dc3e_ntiles256(dim_B, dim_S, dim_T);
   const i64 nrc = (MR_ + 63) / 64;
   for (i64 item = bid; item < UB * nrc * ntile; item += nblk) {
     const i64 t = item % ntile, rest = item / ntile, rc = rest % nrc, ub = rest / nrc;
     const i64 r0 = rc * 64;
     const int mr = (int)fz_min64(64, MR_ - r0);
     i64 u;
-    const int seg = fzb_506d0bdf91ce54a9_tile256(t, &u, dim_B, dim_S, dim_T);
+    const int seg = fzb_8e130b14c238dc3e_tile256(t, &u, dim_B, dim_S, dim_T);
     const i64 kv = 4096, nv = 28672;
     __syncthreads();
     for (int s = threadIdx.x; s < 256; s += blockDim.x) {
-      const i64 c = fzb_506d0bdf91ce54a9_col256(seg, u, s, dim_B, dim_S, dim_T);
+      const i64 c = fzb_8e130b14c238dc3e_col256(seg, u, s, dim_B, dim_S, dim_T);
       scol[s] = c < nv ? c : -1;
     }
     __syncthreads();
@@ -257,28 +194,16 @@ FZ_DEV void fzb_506d0bdf91ce54a9(const u16* __restrict__ p0, const u16* __restri
       fz_grid_sync();
       waited = true;
     }
-    bool tc = false;
-    if (mr > 1) {
-      bool tcok = fz_aligned(p1, 16) && fz_aligned(p1 + 28672, 16);
-      if (threadIdx.x < 32 && svec[threadIdx.x] == 0) {
-        for (int i = 0; i < 8; i++) tcok = tcok && scol[threadIdx.x * 8 + i] < 0;
-      }
-      if (threadIdx.x < mr) {
-        const i64 tr0 = ((r0 + threadIdx.x)/dim_S);
-        const i64 tr1 = ((r0 + threadIdx.x)%dim_S);
-        tcok = tcok && fz_aligned(p0 + ((tr0*(4096*dim_S)) + (tr1*4096)), 16);
-      }
-      tc = __syncthreads_and(tcok);
-    }
-    if (mr > 1 && tc) {
-      if (mr <= 8) fzb_506d0bdf91ce54a9_gemvtc<1>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, ring, res);
-      else if (mr <= 16) fzb_506d0bdf91ce54a9_gemvtc<2>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, ring, res);
-      else if (mr <= 32) fzb_506d0bdf91ce54a9_gemvtc<4>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, ring, res);
-      else fzb_506d0bdf91ce54a9_gemvtc<8>(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0, mr, k0, k1, scol, ring, res);
+    const bool tc = mr > 1 && fz_gemv_tc_ok(cx, ub, r0, mr, scol, svec);
+    if (tc) {
+      if (mr <= 8) fz_gemv_wg_tile<fzb_8e130b14c238dc3e_ctx, 1>(cx, ub, r0, mr, k0, k1, scol, ring, res);
+      else if (mr <= 16) fz_gemv_wg_tile<fzb_8e130b14c238dc3e_ctx, 2>(cx, ub, r0, mr, k0, k1, scol, ring, res);
+      else if (mr <= 32) fz_gemv_wg_tile<fzb_8e130b14c238dc3e_ctx, 4>(cx, ub, r0, mr, k0, k1, scol, ring, res);
+      else fz_gemv_wg_tile<fzb_8e130b14c238dc3e_ctx, 8>(cx, ub, r0, mr, k0, k1, scol, ring, res);
     }
     else
     for (int p = 0; p < mr; p += 1) {
-      fz_gemv_tile<fzb_506d0bdf91ce54a9_ctx, 1>(cx, ub, r0 + p, 1, k0, k1, scol, svec, As, red, res + p * 256);
+      fz_gemv_tile<fzb_8e130b14c238dc3e_ctx, 1>(cx, ub, r0 + p, 1, k0, k1, scol, svec, As, red, res + p * 256);
     }
     switch (seg) {
       case 0: {
@@ -292,7 +217,7 @@ FZ_DEV void fzb_506d0bdf91ce54a9(const u16* __restrict__ p0, const u16* __restri
           float ev[2];
           ev[0] = res[m * 256 + 0 + j];
           ev[1] = res[m * 256 + 128 + j];
-          fzb_506d0bdf91ce54a9_epi0(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0 + m, c0, ev, nv);
+          fzb_8e130b14c238dc3e_epi0(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0 + m, c0, ev, nv);
         }
         break;
       }
@@ -301,4 +226,4 @@ FZ_DEV void fzb_506d0bdf91ce54a9(const u16* __restrict__ p0, const u16* __restri
   if (!waited) fz_grid_sync();
 }
 
-extern "C" __global__ void __launch_bounds__(256, 1) k05_gemm_matmul_silu_mul(const u16* __restrict__ v48, const u16* __restrict__ v7_wgu, u16* __restrict__ v53, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_506d0bdf91ce54a9(v48, v7_wgu, v53, dim_B, dim_S, dim_T); }
+extern "C" __global__ void __launch_bounds__(256, 1) k05_gemm_matmul_silu_mul(const u16* __restrict__ v48, const u16* __restrict__ v7_wgu, u16* __restrict__ v53, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_8e130b14c238dc3e(v48, v7_wgu, v53, dim_B, dim_S, dim_T); }
