@@ -30,6 +30,10 @@ func (k *kgen) ctxInit(name string) string {
 	return fmt.Sprintf("const @BODY@_ctx %s = {%s};", name, k.bodyArgs())
 }
 
+// ctxMember qualifies the member functions of a context type that read its
+// fields.
+const ctxMember = "__device__ __forceinline__"
+
 // emitContext writes the matmul kernel's context type, @BODY@_ctx, that
 // the GEMV tile of device/gemv.cuh and the mma.sync main loop of
 // device/gemm_mma.cuh read: its parameters, how its operands are stored
@@ -53,7 +57,7 @@ func (g *gemmModel) emitContext(w *writer) error {
 	w.line("static constexpr bool AK = %t, BK = %t, BN = %t, RAW16 = %t, BIG = %t;", g.aK, g.bK, g.bN, raw && g.bN, k.nt > 256)
 	w.line("static constexpr int AVEC = %d, BVEC = %d, TN = %d, STAGED = %d;", vecAlign(g.av.dt), vecAlign(g.bv.dt), g.gemvTN(), gemvStaged)
 	w.line("// Element (r, k) of unit ub's left operand, (k, n) of its right operand.")
-	w.open("__device__ __forceinline__ const AT* a(i64 ub, i64 r, i64 k) const {")
+	w.open("%s const AT* a(i64 ub, i64 r, i64 k) const {", ctxMember)
 	coords := g.coords(w, "ar", ixv("ub"), ixv("r"))
 	a, err := k.addr(g.a, g.operandIndex(g.a, coords[:len(coords)-1], [2]ix{coords[len(coords)-1], ixv("k")}))
 	if err != nil {
@@ -61,7 +65,7 @@ func (g *gemmModel) emitContext(w *writer) error {
 	}
 	w.line("return %s;", a)
 	w.close()
-	w.open("__device__ __forceinline__ const BT* b(i64 ub, i64 k, i64 n) const {")
+	w.open("%s const BT* b(i64 ub, i64 k, i64 n) const {", ctxMember)
 	b, err := k.addr(g.b, g.operandIndex(g.b, g.unitBatch(w, ixv("ub")), [2]ix{ixv("k"), ixv("n")}))
 	if err != nil {
 		return err
