@@ -2,6 +2,8 @@ package cuda
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 
 	"github.com/fuser-dev/fuser/ir"
 )
@@ -12,16 +14,42 @@ import (
 func (k *kgen) emitParamFields(w *writer) {
 	for i, p := range k.params {
 		if p.Value == nil {
-			w.line("i64 %s;", dimParam(p.Dim))
+			w.line("i64 %s;", k.fieldName(i))
 			continue
 		}
 		t := ctype(p.Value.Type.DType)
 		if k.written[p.Value] {
-			w.line("%s* p%d;", t, i)
+			w.line("%s* %s;", t, k.fieldName(i))
 		} else {
-			w.line("const %s* p%d;", t, i)
+			w.line("const %s* %s;", t, k.fieldName(i))
 		}
 	}
+}
+
+// fieldName is the name of parameter i as a field of the context type, as
+// in the body functions.
+func (k *kgen) fieldName(i int) string {
+	if p := k.params[i]; p.Value == nil {
+		return dimParam(p.Dim)
+	}
+	return "p" + strconv.Itoa(i)
+}
+
+// cIdent matches a C identifier.
+var cIdent = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+
+// readsField reports whether C text names a field of the context type.
+func (k *kgen) readsField(text string) bool {
+	fields := map[string]bool{}
+	for i := range k.params {
+		fields[k.fieldName(i)] = true
+	}
+	for _, id := range cIdent.FindAllString(text, -1) {
+		if fields[id] {
+			return true
+		}
+	}
+	return false
 }
 
 // ctxInit declares name, the body's context of type @BODY@_ctx, from the
