@@ -141,9 +141,6 @@ func (m *flashModel) prefillWG(l *plan.Launch) (bc, stages int64, err error) {
 // before the kernel's decode entry.
 const prefixSuffix = "_prefix"
 
-// flashMember qualifies the context's member functions.
-const flashMember = "__device__ __forceinline__"
-
 // flashBatchIndex is source value v's index on its batch axis for sequence b: 0
 // for a source every sequence shares.
 func flashBatchIndex(v *ir.Value, b ix) ix {
@@ -202,15 +199,15 @@ func (m *flashModel) emitContext(w *writer, chunk, nps int64) error {
 	if m.prefixPass {
 		w.line("// Its split count and size (fz_att_psplit) with slots of workspace.")
 		w.line("%s i64 pslots(i64 npre, i64 slots, i64& chunk) const { return fz_att_psplit<%d, %d, %d>(npre, slots, chunk); }",
-			flashMember, chunk, nps, plan.PrefixMinKeys)
+			ctxMember, chunk, nps, plan.PrefixMinKeys)
 	}
 	qs := shapeOf(m.q)
 	own := m.srcs[len(m.srcs)-1]
 	w.line("// Batch, query heads, kv heads, queries per sequence.")
-	w.line("%s i64 nb() const { return %s; }", flashMember, ixp(qs[0]))
-	w.line("%s i64 nh() const { return %s; }", flashMember, ixp(qs[1]))
-	w.line("%s i64 ng() const { return %s; }", flashMember, ixp(shapeOf(own.k)[1]))
-	w.line("%s i64 nsq() const { return %s; }", flashMember, ixp(qs[2]))
+	w.line("%s i64 nb() const { return %s; }", ctxMember, ixp(qs[0]))
+	w.line("%s i64 nh() const { return %s; }", ctxMember, ixp(qs[1]))
+	w.line("%s i64 ng() const { return %s; }", ctxMember, ixp(shapeOf(own.k)[1]))
+	w.line("%s i64 nsq() const { return %s; }", ctxMember, ixp(qs[2]))
 	// Key counts.
 	pre := ixc(0)
 	if len(m.srcs) == 2 {
@@ -224,8 +221,8 @@ func (m *flashModel) emitContext(w *writer, chunk, nps int64) error {
 		return err
 	}
 	w.line("// Keys of sequence b: the shared prefix's, then its own.")
-	w.line("%s i64 npre(i64 b, i64 g) const { return %s; }", flashMember, pre)
-	w.line("%s i64 nown(i64 b, i64 g) const { return %s; }", flashMember, ownLen)
+	w.line("%s i64 npre(i64 b, i64 g) const { return %s; }", ctxMember, pre)
+	w.line("%s i64 nown(i64 b, i64 g) const { return %s; }", ctxMember, ownLen)
 	if err := m.emitRows(w); err != nil {
 		return err
 	}
@@ -248,24 +245,24 @@ func (m *flashModel) emitContext(w *writer, chunk, nps int64) error {
 	w.line("static constexpr bool KSEQ = %t;", seq)
 	w.line("// The base of the tensor maps: the lower of the own keys' and values' buffers.")
 	if bk == bv {
-		w.line("%s const u16* tbase() const { return (const u16*)%s; }", flashMember, bk)
+		w.line("%s const u16* tbase() const { return (const u16*)%s; }", ctxMember, bk)
 	} else {
-		w.line("%s const u16* tbase() const { return (const u16*)%s < (const u16*)%s ? (const u16*)%s : (const u16*)%s; }", flashMember, bk, bv, bk, bv)
+		w.line("%s const u16* tbase() const { return (const u16*)%s < (const u16*)%s ? (const u16*)%s : (const u16*)%s; }", ctxMember, bk, bv, bk, bv)
 	}
 	qa, err := k.addr(m.q, []ix{ixv("b"), ixv("h"), ixv("i"), ixc(0)})
 	if err != nil {
 		return err
 	}
 	w.line("// Query i of head h, and the output stores.")
-	w.line("%s const u16* qrow(i64 b, i64 h, i64 i) const { return (const u16*)(%s); }", flashMember, qa)
+	w.line("%s const u16* qrow(i64 b, i64 h, i64 i) const { return (const u16*)(%s); }", ctxMember, qa)
 	od := m.out.Type.DType
 	oa, err := k.addr(m.out, []ix{ixv("b"), ixv("h"), ixv("i"), ixv("d")})
 	if err != nil {
 		return err
 	}
-	w.line("%s void ost(i64 b, i64 h, i64 i, int d, float v) const { fz_st_%s(%s, v); }", flashMember, dsuf(od), oa)
+	w.line("%s void ost(i64 b, i64 h, i64 i, int d, float v) const { fz_st_%s(%s, v); }", ctxMember, dsuf(od), oa)
 	ov, _ := k.viewOf(m.out)
-	w.open("%s void ost2(i64 b, i64 h, i64 i, int d, float v0, float v1) const {", flashMember)
+	w.open("%s void ost2(i64 b, i64 h, i64 i, int d, float v0, float v1) const {", ctxMember)
 	if (od == ir.BF16 || od == ir.F16) && ov.contig(3) {
 		w.line("%s* p = %s;", ctype(od), oa)
 		w.line("if (d + 1 < %d && fz_aligned(p, 4)) { *(u32*)p = fz_pack_%s(v0, v1); return; }", m.dh, dsuf(od))
@@ -350,14 +347,14 @@ func (m *flashModel) emitRows(w *writer) error {
 		ragged = ragged || s.k.Ragged != nil || s.v.Ragged != nil
 	}
 	w.line("static constexpr bool AHEAD = %t;", !paged && !ragged)
-	w.open("%s const u16* row(int c, i64 b, i64 g, i64 j, i64 npre) const {", flashMember)
+	w.open("%s const u16* row(int c, i64 b, i64 g, i64 j, i64 npre) const {", ctxMember)
 	w.line("const int* e = rkeyp(b, g, j, npre);")
 	w.line("return rrow(e ? *e : 0, c, b, g, j, npre);")
 	w.close()
 	if !paged {
-		w.line("%s const int* rkeyp(i64 b, i64 g, i64 j, i64 npre) const { return nullptr; }", flashMember)
+		w.line("%s const int* rkeyp(i64 b, i64 g, i64 j, i64 npre) const { return nullptr; }", ctxMember)
 	} else {
-		w.open("%s const int* rkeyp(i64 b, i64 g, i64 j, i64 npre) const {", flashMember)
+		w.open("%s const int* rkeyp(i64 b, i64 g, i64 j, i64 npre) const {", ctxMember)
 		if err := each(func(i int) error {
 			e := "nullptr"
 			if entries[i] != nil {
@@ -371,7 +368,7 @@ func (m *flashModel) emitRows(w *writer) error {
 		w.close()
 	}
 	key := ixv("key")
-	w.open("%s const u16* rrow(int key, int c, i64 b, i64 g, i64 j, i64 npre) const {", flashMember)
+	w.open("%s const u16* rrow(int key, int c, i64 b, i64 g, i64 j, i64 npre) const {", ctxMember)
 	if err := each(func(i int) error {
 		var ptrs [2]string
 		pk := &key
@@ -401,10 +398,10 @@ func (m *flashModel) emitModifiers(w *writer) {
 	const log2e = 1.4426950408889634
 	w.line("// Score modifier: softcap(score * scale), in log2 units.")
 	if at.Softcap != 0 {
-		w.line("%s float smod(float s) const { return %s * fz_att_tanh(s * %s); }", flashMember,
+		w.line("%s float smod(float s) const { return %s * fz_att_tanh(s * %s); }", ctxMember,
 			flit(at.Softcap*log2e), flit(at.Scale/at.Softcap))
 	} else {
-		w.line("%s float smod(float s) const { return s * %s; }", flashMember, flit(at.Scale*log2e))
+		w.line("%s float smod(float s) const { return s * %s; }", ctxMember, flit(at.Scale*log2e))
 	}
 	// The window: keys W or more positions before the query are masked when
 	// W > 0.
@@ -438,9 +435,9 @@ func (m *flashModel) emitModifiers(w *writer) {
 	w.line("static constexpr bool WINDOW = %t;", hasWin)
 	w.line("// Mask: whether a query sees a key delta positions before it (after it")
 	w.line("// when negative); distances are clamped to +-2^30.")
-	w.line("%s bool visible(int delta) const { return %s; }", flashMember, strings.Join(vis, " && "))
+	w.line("%s bool visible(int delta) const { return %s; }", ctxMember, strings.Join(vis, " && "))
 	w.line("// The keys [lo, hi) queries at positions pmin..pmax can see among n.")
-	w.open("%s void kbounds(i64 pmin, i64 pmax, i64 n, i64& lo, i64& hi) const {", flashMember)
+	w.open("%s void kbounds(i64 pmin, i64 pmax, i64 n, i64& lo, i64& hi) const {", ctxMember)
 	w.line("lo = 0; hi = n;")
 	if at.Causal {
 		w.line("hi = fz_min64(hi, pmax + 1);")
@@ -469,7 +466,7 @@ func (m *flashModel) emitModifiers(w *writer) {
 	if len(tm) == 0 {
 		tm = []string{"false"}
 	}
-	w.line("%s bool tile_masked(i64 pmin, i64 pmax, i64 k0, i64 k1) const { return %s; }", flashMember, strings.Join(tm, " || "))
+	w.line("%s bool tile_masked(i64 pmin, i64 pmax, i64 k0, i64 k1) const { return %s; }", ctxMember, strings.Join(tm, " || "))
 }
 
 // flashAttentionKernel generates an Attention kernel: the split-KV decode

@@ -214,14 +214,7 @@ func specFlashCases(t testing.TB) []flashCase {
 func planSpecFlash(t testing.TB) []flashCase {
 	var out []flashCase
 	for _, name := range specs.Names() {
-		fn, src, ok := specs.Source(name)
-		if !ok {
-			t.Fatalf("spec %s missing", name)
-		}
-		g, err := frontend.Parse(fn, src)
-		if err != nil {
-			t.Fatal(err)
-		}
+		g := parseSpec(t, name)
 		for _, d := range specFlashDims {
 			full, p, fp := planFlash(t, g, d)
 			out = append(out, flashCase{name: name + "/" + flashDimString(full), graph: g, dims: full, plan: p, full: fp})

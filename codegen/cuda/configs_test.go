@@ -91,14 +91,7 @@ func bindDims(g *ir.Graph, dims map[string]int64) (map[string]int64, error) {
 func testConfigs(t testing.TB) []testConfig {
 	var out []testConfig
 	for _, name := range specs.Names() {
-		fn, src, ok := specs.Source(name)
-		if !ok {
-			t.Fatalf("spec %s missing", name)
-		}
-		g, err := frontend.Parse(fn, src)
-		if err != nil {
-			t.Fatal(err)
-		}
+		g := parseSpec(t, name)
 		bindings := testDims
 		if *dimsFlag != "" {
 			bindings = nil
@@ -129,18 +122,59 @@ func testConfigs(t testing.TB) []testConfig {
 			}
 			for _, tg := range targets {
 				for _, pl := range []string{"fused", "unfused"} {
-					pipeline := passes.Fused
-					if pl == "unfused" {
-						pipeline = passes.Unfused
-					}
-					st, err := passes.Run(g, pipeline, passes.Options{Dims: full, Target: tg, SIMTAttention: *simtFlag})
-					if err != nil {
-						t.Fatalf("%s %s %s: %v", name, pl, tg.Name, err)
-					}
-					out = append(out, testConfig{spec: name, plan: pl, dims: full, target: tg, graph: g, plan_: st.Plan})
+					out = append(out, planConfig(t, name, g, full, tg, pl, *simtFlag))
 				}
 			}
 		}
 	}
 	return out
+}
+
+// simtSpecs are the specs TestGenerateAll also plans with the CUDA-core
+// attention kernels (as -attn.simt plans every spec): GQA over a
+// contiguous cache, a cascade, a paged cache, a sliding window, softcap.
+var simtSpecs = []string{"tiny", "cascade", "paged_decode", "mistral_swa", "gemma2_softcap"}
+
+// simtConfigs plans simtSpecs fused at every testDims with the CUDA-core
+// attention kernels.
+func simtConfigs(t testing.TB) []testConfig {
+	var out []testConfig
+	for _, name := range simtSpecs {
+		g := parseSpec(t, name)
+		for _, dims := range testDims {
+			full, err := bindDims(g, dims)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, planConfig(t, name, g, full, plan.H200, "fused", true))
+		}
+	}
+	return out
+}
+
+// parseSpec parses the shipped spec name.
+func parseSpec(t testing.TB, name string) *ir.Graph {
+	fn, src, ok := specs.Source(name)
+	if !ok {
+		t.Fatalf("spec %s missing", name)
+	}
+	g, err := frontend.Parse(fn, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// planConfig plans spec g (named name) at the bound dims for target tg:
+// pl is "fused" or "unfused"; simt plans the CUDA-core attention kernels.
+func planConfig(t testing.TB, name string, g *ir.Graph, dims map[string]int64, tg plan.Target, pl string, simt bool) testConfig {
+	pipeline := passes.Fused
+	if pl == "unfused" {
+		pipeline = passes.Unfused
+	}
+	st, err := passes.Run(g, pipeline, passes.Options{Dims: dims, Target: tg, SIMTAttention: simt})
+	if err != nil {
+		t.Fatalf("%s %s %s: %v", name, pl, tg.Name, err)
+	}
+	return testConfig{spec: name, plan: pl, dims: dims, target: tg, graph: g, plan_: st.Plan}
 }

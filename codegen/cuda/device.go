@@ -29,6 +29,7 @@ const (
 	libAttentionFlash   = "attention_flash.cuh"
 	libAttentionCascade = "attention_cascade.cuh"
 	libAttentionWG      = "attention_wg.cuh"
+	libAttentionSIMT    = "attention_simt.cuh"
 	libGemvMMA          = "gemv_mma.cuh"
 	libGemvWGMMA        = "gemv_wgmma.cuh"
 	libGemmWGMMA        = "gemm_wgmma.cuh"
@@ -57,6 +58,7 @@ var libraries = []library{
 	{libAttentionFlash, false},
 	{libAttentionCascade, false},
 	{libAttentionWG, false},
+	{libAttentionSIMT, false},
 }
 
 // moduleHeader is the first line of every module.

@@ -2,6 +2,8 @@ package cuda
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 
 	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/plan"
@@ -13,16 +15,42 @@ import (
 func (k *kgen) emitParamFields(w *writer) {
 	for i, p := range k.params {
 		if p.Value == nil {
-			w.line("i64 %s;", dimParam(p.Dim))
+			w.line("i64 %s;", k.fieldName(i))
 			continue
 		}
 		t := ctype(p.Value.Type.DType)
 		if k.written[p.Value] {
-			w.line("%s* p%d;", t, i)
+			w.line("%s* %s;", t, k.fieldName(i))
 		} else {
-			w.line("const %s* p%d;", t, i)
+			w.line("const %s* %s;", t, k.fieldName(i))
 		}
 	}
+}
+
+// fieldName is the name of parameter i as a field of the context type, as
+// in the body functions.
+func (k *kgen) fieldName(i int) string {
+	if p := k.params[i]; p.Value == nil {
+		return dimParam(p.Dim)
+	}
+	return "p" + strconv.Itoa(i)
+}
+
+// cIdent matches a C identifier.
+var cIdent = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+
+// readsField reports whether C text names a field of the context type.
+func (k *kgen) readsField(text string) bool {
+	fields := map[string]bool{}
+	for i := range k.params {
+		fields[k.fieldName(i)] = true
+	}
+	for _, id := range cIdent.FindAllString(text, -1) {
+		if fields[id] {
+			return true
+		}
+	}
+	return false
 }
 
 // ctxInit declares name, the body's context of type @BODY@_ctx, from the
@@ -30,6 +58,10 @@ func (k *kgen) emitParamFields(w *writer) {
 func (k *kgen) ctxInit(name string) string {
 	return fmt.Sprintf("const @BODY@_ctx %s = {%s};", name, k.bodyArgs())
 }
+
+// ctxMember qualifies the member functions of a context type that read its
+// fields.
+const ctxMember = "__device__ __forceinline__"
 
 // emitContext writes the matmul kernel's context type, @BODY@_ctx, that
 // the GEMV tile of device/gemv.cuh and the mma.sync main loop of
@@ -54,7 +86,7 @@ func (g *gemmModel) emitContext(w *writer) error {
 	w.line("static constexpr bool AK = %t, BK = %t, BN = %t, RAW16 = %t, BIG = %t;", g.aK, g.bK, g.bN, raw && g.bN, k.nt > 256)
 	w.line("static constexpr int AVEC = %d, BVEC = %d, TN = %d, STAGED = %d;", vecAlign(g.av.dt), vecAlign(g.bv.dt), g.gemvTN(), gemvStaged)
 	w.line("// Element (r, k) of unit ub's left operand, (k, n) of its right operand.")
-	w.open("__device__ __forceinline__ const AT* a(i64 ub, i64 r, i64 k) const {")
+	w.open("%s const AT* a(i64 ub, i64 r, i64 k) const {", ctxMember)
 	coords := g.coords(w, "ar", ixv("ub"), ixv("r"))
 	a, err := k.addr(g.a, g.operandIndex(g.a, coords[:len(coords)-1], [2]ix{coords[len(coords)-1], ixv("k")}))
 	if err != nil {
@@ -62,7 +94,7 @@ func (g *gemmModel) emitContext(w *writer) error {
 	}
 	w.line("return %s;", a)
 	w.close()
-	w.open("__device__ __forceinline__ const BT* b(i64 ub, i64 k, i64 n) const {")
+	w.open("%s const BT* b(i64 ub, i64 k, i64 n) const {", ctxMember)
 	b, err := k.addr(g.b, g.operandIndex(g.b, g.unitBatch(w, ixv("ub")), [2]ix{ixv("k"), ixv("n")}))
 	if err != nil {
 		return err

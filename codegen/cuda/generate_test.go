@@ -10,13 +10,18 @@ import (
 )
 
 // TestGenerateAll generates the module of every spec, fused and unfused,
-// at every test binding: it must succeed, include no header, hold the
-// device libraries in the listed order (every library in some module), and
-// define every entry of every kernel once.
+// at every test binding, and of simtSpecs on CUDA-core attention: it must
+// succeed, include no header, hold the device libraries in the listed
+// order (every library in some module), and define every entry of every
+// kernel once.
 func TestGenerateAll(t *testing.T) {
 	held := map[string]bool{}
 	defer allLibrariesHeld(t, held)
-	for _, c := range testConfigs(t) {
+	cfgs := testConfigs(t)
+	if !*simtFlag {
+		cfgs = append(cfgs, simtConfigs(t)...)
+	}
+	for _, c := range cfgs {
 		m, err := Generate(c.plan_)
 		if err != nil {
 			t.Errorf("%s: %v", c, err)

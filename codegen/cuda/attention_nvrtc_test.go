@@ -1,0 +1,68 @@
+//go:build nvrtc
+
+package cuda
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/fuser-dev/fuser/codegen/nvrtc"
+	"github.com/fuser-dev/fuser/plan"
+)
+
+// TestSIMTAttentionNVRTC compiles the CUDA-core attention kernels of
+// simtConfigs for sm_90a: no spills, and every global load of their decode
+// and prefill entries non-coherent (ld.global.nc), which NVRTC derives from
+// the parameters' __restrict__ only while every function the templates of
+// device/attention_simt.cuh give the context reads one of its fields.
+func TestSIMTAttentionNVRTC(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range simtConfigs(t) {
+		p := *c.plan_
+		p.Kernels = nil
+		for _, k := range c.plan_.Kernels {
+			if k.Strategy == plan.Attention {
+				p.Kernels = append(p.Kernels, k)
+			}
+		}
+		m, err := Generate(&p)
+		if err != nil {
+			t.Errorf("%s: %v", c, err)
+			continue
+		}
+		if seen[m.Source] {
+			continue
+		}
+		seen[m.Source] = true
+		res, err := nvrtc.Compile(m.Source, c.spec+".cu", plan.H200.Arch)
+		if err != nil {
+			t.Errorf("%s: %v", c, err)
+			continue
+		}
+		for _, k := range res.Kernels {
+			if k.Spills() {
+				t.Errorf("%s: %s spills (%d bytes stores, %d bytes loads)", c, k.Name, k.SpillStores, k.SpillLoads)
+			}
+			if strings.HasSuffix(k.Name, mergeSuffix) {
+				continue // the merge reads the partials the decode wrote
+			}
+			body, ok := ptxEntry(string(res.PTX), k.Name)
+			if !ok {
+				t.Errorf("%s: no entry %s in the PTX", c, k.Name)
+			}
+			for _, l := range strings.Split(body, "\n") {
+				if l = strings.TrimSpace(l); strings.HasPrefix(l, "ld.global.") && !strings.HasPrefix(l, "ld.global.nc.") {
+					t.Errorf("%s: %s reads global memory through the coherent path: %s", c, k.Name, l)
+				}
+			}
+		}
+	}
+}
+
+// ptxEntry is the body of entry name in ptx, from its .entry line to the
+// closing brace, and whether ptx has the entry.
+func ptxEntry(ptx, name string) (string, bool) {
+	_, body, ok := strings.Cut(ptx, ".entry "+name+"(")
+	body, _, _ = strings.Cut(body, "\n}\n")
+	return body, ok
+}
