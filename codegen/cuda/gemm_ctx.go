@@ -128,7 +128,7 @@ func (g *gemmModel) emitRingConstants(w *writer) {
 	w.line("static constexpr bool BSIMPLE = %t;", simple)
 	if simple {
 		w.line("// The weight's K stride.")
-		w.line("__device__ __forceinline__ i64 bks() const { return %s; }", ixp(kstride))
+		w.line("%s i64 bks() const { return %s; }", ctxMember, ixp(kstride))
 	}
 	if !g.gemmWGMMA() {
 		return
@@ -136,6 +136,6 @@ func (g *gemmModel) emitRingConstants(w *writer) {
 	w.line("static constexpr int WG_K = %d, WG_ROWS = %d, WG_STAGES = %d, WG_STAGE_BYTES = %d, WG_RES_STRIDE = %d;", plan.GemmWGK, plan.GemmWGRows, plan.GemmWGStages, plan.GemmWGStageBytes, gemmWGResStride)
 	if g.gemmWGTMA() {
 		w.line("// The weight's columns.")
-		w.line("__device__ __forceinline__ i64 bcols() const { return %s; }", ixp(bs[len(bs)-1]))
+		w.line("%s i64 bcols() const { return %s; }", ctxMember, ixp(bs[len(bs)-1]))
 	}
 }
