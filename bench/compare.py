@@ -327,6 +327,48 @@ def llama_decode(batches, context, modes):
     return out
 
 
+class GPT2Small(torch.nn.Module):
+    """specs/gpt2.fu's block, GPT-2 small as its checkpoints ship it: D 768,
+    12 heads of 64 (no grouping), pre-norm LayerNorm with bias, q, k and v
+    in one projection, a bias on every projection, the erf GELU (the
+    spec's gelu) over an MLP of width 3072, f16. forward is one decode
+    step over a cache of T + 1 tokens whose last slot it writes."""
+
+    def __init__(self):
+        super().__init__()
+        self.ln1 = torch.nn.LayerNorm(768, eps=1e-5)
+        self.attn = torch.nn.Linear(768, 3 * 768)
+        self.proj = torch.nn.Linear(768, 768)
+        self.ln2 = torch.nn.LayerNorm(768, eps=1e-5)
+        self.fc = torch.nn.Linear(768, 3072)
+        self.out = torch.nn.Linear(3072, 768)
+
+    def forward(self, x, kc, vc):
+        b = x.shape[0]
+        q, k, v = self.attn(self.ln1(x)).split(768, -1)
+        kc[:, :, -1:] = k.view(b, 12, 1, 64)
+        vc[:, :, -1:] = v.view(b, 12, 1, 64)
+        a = F.scaled_dot_product_attention(q.view(b, 12, 1, 64), kc, vc).reshape(b, 768)
+        h = x + self.proj(a)
+        return h + self.out(F.gelu(self.fc(self.ln2(h))))
+
+
+def small_decode(shapes, modes):
+    """GPT-2 small's decode step (GPT2Small) at each (B, T) of shapes: its
+    floor bytes (weights and the cache, f16) and time_modes' times."""
+    layer = GPT2Small().to(DEV, torch.float16).eval()
+    weight_bytes = sum(p.numel() for p in layer.parameters()) * 2
+    out = {}
+    for b, t in shapes:
+        x = torch.randn(b, 768, device=DEV, dtype=torch.float16)
+        kc = torch.randn(b, 12, t + 1, 64, device=DEV, dtype=torch.float16)
+        vc = torch.randn_like(kc)
+        row = {"floor_bytes": weight_bytes + 2 * kc.numel() * 2}
+        row.update(time_modes(layer, (x, kc, vc), modes))
+        out[f"B{b}_T{t}"] = row
+    return out
+
+
 # The layer's projections as fuser stores their weights, [K, N] row-major:
 # name -> (K, N).
 PROJECTIONS = {"qkv": (4096, 6144), "o": (4096, 4096), "gate_up": (4096, 2 * 14336), "down": (14336, 4096)}
@@ -597,6 +639,31 @@ def prefill_table(anchors, ours):
     return lines, table
 
 
+def small_table(anchors, ours):
+    """Lines comparing GPT-2 small's decode step, ours (ours' gpt2 targets
+    at S=1, fused, graph replay) against small_decode's anchors at the same
+    B and T, with the floor at the run's copy ceiling."""
+    copy = anchors.get("ceilings", {}).get("copy_TBps", 0)
+    steps = {}
+    for t in ours.get("targets", []):
+        d = t.get("dims", {})
+        if t.get("spec") == "gpt2" and d.get("S") == 1:
+            steps[f"B{d.get('B')}_T{d.get('T')}"] = t.get("fused", {}).get("step", {})
+    lines = []
+    for key, row in sorted(anchors.get("small_decode", {}).items()):
+        floor = row["floor_bytes"] / (copy * 1e6) if copy else 0
+        step = steps.get(key, {})
+        mine = step.get("graph_us")
+        cells = [f"{key:12s}", f"floor {floor:6.1f} us", f"ours {mine if mine else '-':>6} us"]
+        for name in ("eager_us", "eager_graph_us", *COMPILE_MODES.values()):
+            if name in row:
+                cells.append(f"{name} {row[name]}")
+        if mine and isinstance(row.get("eager_graph_us"), (int, float)):
+            cells.append(f"eager+graph/ours {row['eager_graph_us'] / mine:.2f}")
+        lines.append("  ".join(cells))
+    return lines
+
+
 def ratios(anchors, ours):
     """Our time over each anchor's, for every shape both measured (lower is better for us)."""
     table = {}
@@ -684,6 +751,7 @@ def main():
     ap.add_argument("--prefill-attention", default="", help="causal prefill attention shapes BxN to anchor (SDPA flash, cuDNN), e.g. 1x16384,2x4096,8x1024 (default none)")
     ap.add_argument("--rows", default="", help="row counts to anchor the row and element-wise expressions of bench/specs at (torch.compile and eager; comma-separated, e.g. 1024,8192; default none)")
     ap.add_argument("--prefill", default="", help="Llama-3-8B prefill token counts to anchor, batch 1, no cache: the layer and its GEMMs through cuBLAS (comma-separated, e.g. 4096,512; default none)")
+    ap.add_argument("--small", default="", help="GPT-2 small decode shapes BxT to anchor (specs/gpt2.fu's block, f16; comma-separated, e.g. 1x1024; default none)")
     args = ap.parse_args()
     torch.manual_seed(0)
     shapes = [(1, 4096), (1, 32768), (1, 131072), (16, 8192), (64, 4096)]
@@ -709,6 +777,9 @@ def main():
     rows = [int(n) for n in args.rows.split(",") if n]
     if rows:
         anchors["rows"] = rows_anchor(rows)
+    small = [tuple(int(x) for x in sh.split("x")) for sh in args.small.split(",") if sh]
+    if small:
+        anchors["small_decode"] = small_decode(small, modes)
     os.makedirs(args.out, exist_ok=True)
     json.dump(anchors, open(os.path.join(args.out, "anchors.json"), "w"), indent=1)
     ours = json.load(open(args.ours)) if args.ours and os.path.exists(args.ours) else {}
@@ -745,6 +816,11 @@ def main():
     if row_lines:
         print("\nrow and element-wise kernels (TB/s = the bytes they must move / median time)")
         for line in row_lines:
+            print(line)
+    small_lines = small_table(anchors, ours)
+    if small_lines:
+        print("\nGPT-2 small decode step (specs/gpt2.fu, f16; ours a graph replay)")
+        for line in small_lines:
             print(line)
     if pre_lines:
         print("\nprefill, Llama-3-8B layer and its GEMMs")
