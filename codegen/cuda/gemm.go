@@ -77,8 +77,9 @@ type gemmModel struct {
 	kRagged *ir.Value // an operand whose contracted axis is ragged
 	nRagged bool      // the result's N axis is ragged
 	// counters and partials size a split-K launch's tile arrival counters
-	// and its f32 partial sums (zero without split-K).
-	counters, partials int64
+	// and its f32 partial sums, splits is its split count, the launch's
+	// grid z (all zero without split-K).
+	counters, partials, splits int64
 }
 
 func (k *kgen) gemmModel() (*gemmModel, error) {
@@ -271,7 +272,7 @@ func (k *kgen) gemmKernel() (*generated, error) {
 		if !ok {
 			return nil, fmt.Errorf("gemm kernel %s: split-K needs a constant column count", k.pk.Name)
 		}
-		g.counters, g.partials = items, l.WorkspaceFloats
+		g.counters, g.partials, g.splits = items, l.WorkspaceFloats, l.Splits
 	}
 	var helpers writer
 	if err := g.emitHelpers(&helpers); err != nil {

@@ -32,10 +32,13 @@ func (g *gemmModel) chunk() int {
 }
 
 // gridSetup writes the split and block numbering: a GEMV launch's z axis
-// is the split-K index, otherwise every grid axis numbers blocks.
+// is the split-K index, otherwise every grid axis numbers blocks. The
+// split count is the plan's, a constant (the launch's grid z), so that
+// the epilogue's loads of the partials unroll over it.
 func (g *gemmModel) gridSetup(w *writer, split bool) {
 	if split {
-		w.line("const int nsplit = gridDim.z, sp = blockIdx.z;")
+		w.line("constexpr int nsplit = %d;", g.splits)
+		w.line("const int sp = blockIdx.z;")
 		w.line("const i64 nblk = (i64)gridDim.x * gridDim.y, bid = blockIdx.x + (i64)gridDim.x * blockIdx.y;")
 	} else {
 		w.line("const int nsplit = 1, sp = 0;")
@@ -224,44 +227,85 @@ func tileEpiRowUnroll(sg *segment, batch int, wd int64) int {
 // 2, where this bound was not yet the rule).
 const tileEpiCode = 8192
 
-// gemvEpiBatch is the elements a thread of a split GEMV's epilogue takes at
-// once: their partials are read from L2 together, before the first of
-// them is stored (a store may alias the partials for all the compiler
-// knows, so the loads of the next element would otherwise wait for it).
-const gemvEpiBatch = 4
+// gemvEpiLoads bounds the partials a thread of a split GEMV's epilogue has
+// in flight: up to 4 elements, their every partial read from L2 before the
+// first is summed (a store may alias the partials for all the compiler
+// knows, so the loads of the next element would otherwise wait for it). A
+// launch of more splits takes one element at a time and its splits in
+// chunks of that many loads (64 splits of Mixtral's router spilled
+// registers at 4 elements).
+const gemvEpiLoads = 64
+
+// splitEpiShape is a split GEMV epilogue's batch, the elements a thread
+// takes at once, and the splits whose partials it loads together (chunk),
+// for no partial sums an element over ns splits.
+func splitEpiShape(no, ns int64) (batch, chunk int64) {
+	batch = max(1, min(4, gemvEpiLoads/(no*ns)))
+	chunk = max(1, min(ns, gemvEpiLoads/(batch*no)))
+	return batch, chunk
+}
 
 // emitSplitEpilogue writes a split GEMV's epilogue over its share
-// [lo, hi) of segment si's elements: gemvEpiBatch elements a thread at a
-// time, first every partial sum of the batch, then their epilogues.
+// [lo, hi) of segment si's elements, a batch of elements a thread at a
+// time (splitEpiShape): first the partials of the batch, summed in split
+// order, then their epilogues. The loads are unconditional, an element
+// past hi reading e0's partials, and unrolled over the constant split
+// count, so that they are in flight together: with a bound test between
+// elements, and a loop over a split count the compiler did not know, each
+// load waited for the sum before it (the QKV projection of the Llama-3-8B
+// decode step, 5 splits, spent half its samples there at B64;
+// bench/results/2026-12-06-split-epilogue).
 func (g *gemmModel) emitSplitEpilogue(w *writer, si int, per ix) {
 	sg := &g.epi.segs[si]
 	wd := sg.width(g.gemvTN())
 	// A split launch has a constant column count (gemmKernel checks it).
 	n, _ := g.n.value()
-	w.open("for (int e0 = lo + threadIdx.x; e0 < hi; e0 += %d * blockDim.x) {", gemvEpiBatch)
-	w.line("float evs[%d][%d];", gemvEpiBatch, len(sg.offs))
+	no := int64(len(sg.offs))
+	batch, chunk := splitEpiShape(no, g.splits)
+	w.open("for (int e0 = lo + threadIdx.x; e0 < hi; e0 += %d * blockDim.x) {", batch)
+	w.line("float sum[%d][%d];", batch, no)
 	w.line("#pragma unroll")
-	w.open("for (int v = 0; v < %d; v++) {", gemvEpiBatch)
-	w.line("const int e = e0 + v * blockDim.x;")
-	w.line("if (e >= hi) break;")
+	w.line("for (int v = 0; v < %d; v++) for (int o = 0; o < %d; o++) sum[v][o] = 0.f;", batch, no)
+	if chunk < g.splits {
+		w.line("#pragma unroll 1")
+	}
+	w.open("for (int q0 = 0; q0 < nsplit; q0 += %d) {", chunk)
+	w.line("float part[%d][%d][%d];", batch, no, chunk)
+	w.line("#pragma unroll")
+	w.open("for (int v = 0; v < %d; v++) {", batch)
+	w.line("const int e = e0 + v * blockDim.x < hi ? e0 + v * blockDim.x : e0;")
 	w.line("const int m = e / %d, j = e %% %d;", wd, wd)
 	w.line("const float* row = @BODY@_ws + ((ub * MR_) + r0 + m) * %d;", n)
-	for q := range sg.offs {
-		w.open("{")
-		w.line("const i64 sc = scol[%d + j];", int64(q)*wd)
-		w.line("const float* src = row + (sc >= 0 ? sc : 0);")
-		w.line("float sum = 0.f;")
-		w.line("#pragma unroll 8")
-		w.line("for (int q = 0; q < nsplit; q++) sum += __ldcg(src + (i64)q * %s);", per)
-		w.line("evs[v][%d] = sum;", q)
-		w.close()
-	}
+	w.line("#pragma unroll")
+	w.open("for (int o = 0; o < %d; o++) {", no)
+	w.line("const i64 sc = scol[o * %d + j];", wd)
+	w.line("const float* src = row + (sc >= 0 ? sc : 0);")
+	w.line("#pragma unroll")
+	w.line("for (int q = 0; q < %d; q++) part[v][o][q] = q0 + q < nsplit ? __ldcg(src + (i64)(q0 + q) * %s) : 0.f;", chunk, per)
+	w.close()
 	w.close()
 	w.line("#pragma unroll")
-	w.open("for (int v = 0; v < %d; v++) {", gemvEpiBatch)
-	w.line("const int e = e0 + v * blockDim.x;")
-	w.line("if (e >= hi) break;")
-	g.emitElement(w, si, func(q int, _ string) string { return fmt.Sprintf("evs[v][%d]", q) }, true, true)
+	w.line("for (int v = 0; v < %d; v++) for (int o = 0; o < %d; o++) for (int q = 0; q < %d; q++) if (q0 + q < nsplit) sum[v][o] += part[v][o][q];", batch, no, chunk)
+	w.close()
+	// A whole batch of a tile whose every slot has a column runs without
+	// a test between its elements, so that their epilogues' loads (a
+	// residual, positions) are in flight together too.
+	w.line("const bool whole = e0 + %d * blockDim.x < hi && u * %d + %d <= %s;", batch-1, wd, wd, g.segBases(sg))
+	body := func(checked bool) {
+		w.line("#pragma unroll")
+		w.open("for (int v = 0; v < %d; v++) {", batch)
+		w.line("const int e = e0 + v * blockDim.x;")
+		if checked {
+			w.line("if (e >= hi) break;")
+		}
+		g.emitElement(w, si, func(q int, _ string) string { return fmt.Sprintf("sum[v][%d]", q) }, checked, true)
+		w.close()
+	}
+	w.open("if (whole) {")
+	body(false)
+	w.close("} else {")
+	w.indent++
+	body(true)
 	w.close()
 	w.close()
 }
@@ -381,11 +425,9 @@ func (g *gemmModel) mainBody(split bool) (string, error) {
 		// Every split of the tile writes its partials, waits for the
 		// others' and sums its share of the tile.
 		g.emitSplitWrite(&w, per)
-		w.line("__threadfence();")
 		w.line("__syncthreads();")
 		w.line("if (threadIdx.x == 0) fz_split_join(&@BODY@_count[item], nsplit);")
 		w.line("__syncthreads();")
-		w.line("__threadfence();")
 	}
 	g.emitTileEpilogue(&w, split, per, tn, 0, 0, "0", "mr")
 	w.close()

@@ -326,13 +326,18 @@ FZ_DEV void fz_grid_sync() {
 #endif
 }
 // fz_split_join is a split-K GEMV's meeting point for the splits of one
-// tile (thread 0 of each block calls it, after its partials are written
-// and fenced): it counts this split's arrival and waits until all n splits
-// of the same launch have arrived. The counter only grows, n a launch, so
-// that the generation of an arrival is its count over n and nothing
-// resets it. Every split of the tile must be resident at once, as the
-// launch pass's grids (at most one block an SM) are.
+// tile. Thread 0 of each block calls it between two block barriers, the
+// first after the block's partials are written: its fence releases them
+// (fences are cumulative: the barrier ordered the other threads' writes
+// before it), its acquire loads see every other split's, and the second
+// barrier passes them to the block, as a cooperative grid sync does. It
+// counts this split's arrival and waits until all n splits of the same
+// launch have arrived. The counter only grows, n a launch, so that the
+// generation of an arrival is its count over n and nothing resets it.
+// Every split of the tile must be resident at once, as the launch pass's
+// grids (at most one block an SM) are.
 FZ_DEV void fz_split_join(unsigned long long* count, int n) {
+  __threadfence();
   const unsigned long long old = atomicAdd(count, 1ull);
   const unsigned long long want = (old / (unsigned long long)n + 1) * (unsigned long long)n;
   unsigned long long seen;
