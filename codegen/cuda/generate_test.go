@@ -102,10 +102,16 @@ func TestGolden(t *testing.T) {
 	}
 	for _, tc := range []struct{ kernel, file string }{
 		{"k00_row_mul_mean_add_rsqrt", "rmsnorm.cu"},
+		{"k01_gemm_matmul_rope_append", "gemv_split_rope.cu"},
 		{"k05_gemm_matmul_silu_mul", "gemv_swiglu.cu"},
 	} {
 		golden.Check(t, "testdata/"+tc.file, kernelSource(t, m, tc.kernel))
 	}
+	moe, err := Generate(findConfig(t, "mixtral_moe", "fused", 3).plan_)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "testdata/row_topk.cu", kernelSource(t, moe, "k06_row_topk"))
 }
 
 // kernelSource extracts a kernel's body functions and entries from a

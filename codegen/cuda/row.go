@@ -387,8 +387,11 @@ func (k *kgen) rowReduction(red *ir.Node, w *writer, pre *scope, hoist func(*ir.
 		}
 		w.line("fz_block_argmax(%s, %s);", bv, bi)
 		w.line("if (threadIdx.x == 0) sel[r] = %s == -FZ_INF && %s == 0x7fffffffffffffffLL ? -1 : %s;", bv, bi, bi)
-		w.close()
+		// The next round's scan reads sel[r]: without this barrier a warp
+		// could scan before thread 0 wrote it and pick the same position
+		// again (racecheck over Mixtral's router, 2026-12-06).
 		w.line("__syncthreads();")
+		w.close()
 		return func(e *evaluator, v *ir.Value, idx []ix) (string, bool, error) {
 			if v != out {
 				return "", false, nil
