@@ -60,9 +60,15 @@ func TestSIMTAttentionNVRTC(t *testing.T) {
 }
 
 // ptxEntry is the body of entry name in ptx, from its .entry line to the
-// closing brace, and whether ptx has the entry.
+// next top-level directive (not the first closing brace at the start of a
+// line: inline asm blocks, the wgmma's among them, close there too), and
+// whether ptx has the entry.
 func ptxEntry(ptx, name string) (string, bool) {
 	_, body, ok := strings.Cut(ptx, ".entry "+name+"(")
-	body, _, _ = strings.Cut(body, "\n}\n")
+	for _, next := range []string{"\n.visible ", "\n.entry ", "\n.func ", "\n.weak ", "\n.global ", "\n.extern "} {
+		if i := strings.Index(body, next); i >= 0 {
+			body = body[:i]
+		}
+	}
 	return body, ok
 }
