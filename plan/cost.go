@@ -13,10 +13,15 @@ type Cost struct {
 	Strategy Strategy
 	// BytesRead and BytesWritten are compulsory HBM traffic: every input read
 	// once, every output written once, plus the split-K and split-KV
-	// partials and their merge. A KV cache read by attention counts every cached token.
+	// partials, written to HBM once L2 evicts them. A KV cache read by
+	// attention counts every cached token.
 	BytesRead, BytesWritten int64
 	// L2Bytes is traffic the model expects L2 to serve: K/V tiles re-streamed
-	// for every query block of a prefill attention kernel beyond the first.
+	// for every query block of a prefill attention kernel beyond the first,
+	// and the partials' reads, which follow their writes in the same launch
+	// (ncu read every split GEMV's and the decode attention's weights or
+	// keys and inputs from DRAM within 0.4%, and none of their partials:
+	// bench/results/2026-12-06-split-epilogue).
 	L2Bytes  int64
 	Flops    int64
 	Launches int
@@ -107,24 +112,23 @@ func kernelCost(k *Kernel, dims map[string]int64) (Cost, error) {
 			}
 		case ir.OpMatmul:
 			partials := splitKPartials(k.Launch)
-			c.BytesRead += partials
 			c.BytesWritten += partials
+			c.L2Bytes += partials
 		case ir.OpAttention:
 			partials, l2, err := attentionExtra(n, k.Launch, dims)
 			if err != nil {
 				return c, err
 			}
-			c.BytesRead += partials
 			c.BytesWritten += partials
-			c.L2Bytes += l2
+			c.L2Bytes += partials + l2
 		}
 	}
 	return c, nil
 }
 
 // splitKPartials models a split-K GEMV's partial sums: its workspace (one
-// f32 per row, column and split), written by the splits and read once by
-// the split that sums each element and runs its epilogue.
+// f32 per row, column and split), written by the splits and read once,
+// from L2, by the split that sums each element and runs its epilogue.
 func splitKPartials(l *Launch) int64 {
 	if l.Variant != VariantGemv {
 		return 0
@@ -133,8 +137,8 @@ func splitKPartials(l *Launch) int64 {
 }
 
 // attentionExtra models the split-KV partials (f32 output row plus max and
-// sum per query head and split, written by the splits and read by the
-// merge; a cascade's prefix pass writes one per query head and prefix
+// sum per query head and split, written by the splits and read from L2 by
+// the merge; a cascade's prefix pass writes one per query head and prefix
 // split) and, for prefill, the K/V bytes re-streamed per query block.
 func attentionExtra(n *ir.Node, l *Launch, dims map[string]int64) (partials, l2 int64, err error) {
 	sh, err := n.Args[0].Type.Shape.Eval(dims)

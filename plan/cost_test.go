@@ -66,8 +66,8 @@ o = softmax(window(q @ transpose(k) * 0.125, 300), axis=-1) @ v
 }
 
 // TestSplitKPartials checks that a split-K GEMV pays for its partial sums:
-// one f32 per row, column and split, written by the splits and read back by
-// the merge.
+// one f32 per row, column and split, written by the splits (HBM, once L2
+// evicts them) and read back from L2 by the merge.
 func TestSplitKPartials(t *testing.T) {
 	const src = `layer proj
 dim M
@@ -84,18 +84,21 @@ y = a @ w
 		t.Fatalf("plan %s, costs %+v: want one split-K GEMV of 64 splits in 1 launch", st.Plan, cs)
 	}
 	partials := int64(64 * 3 * 256 * 4)
-	if want := int64(3*4096*2+4096*256*2) + partials; cs[0].BytesRead != want {
-		t.Errorf("read %d bytes, want %d (a, w and the partials)", cs[0].BytesRead, want)
+	if want := int64(3*4096*2 + 4096*256*2); cs[0].BytesRead != want {
+		t.Errorf("read %d bytes, want %d (a and w)", cs[0].BytesRead, want)
 	}
 	if want := int64(3*256*2) + partials; cs[0].BytesWritten != want {
 		t.Errorf("wrote %d bytes, want %d (y and the partials)", cs[0].BytesWritten, want)
+	}
+	if cs[0].L2Bytes != partials {
+		t.Errorf("L2 served %d bytes, want %d (the partials)", cs[0].L2Bytes, partials)
 	}
 }
 
 // TestCascadePartials checks a cascade decode's partials, exactly: the
 // prefix pass writes one (Dh + 2 floats) per query row and prefix split,
 // the decode kernel one per split of the sequence's own keys, and its merge
-// reads them all back; the prefix is read once. Bf16 takes the tensor-core
+// reads them all back from L2; the prefix is read once. Bf16 takes the tensor-core
 // kernels (the prefix pass, then the decode kernel: two launches), at the
 // default split and at a fixed one (deterministic mode); f32 the CUDA-core
 // kernel, whose prefix is one more partial.
@@ -145,8 +148,11 @@ o = softmax(causal(q @ transpose(Ka) / sqrt(Dh)), axis=-1) @ Va
 		}
 		partials := int64(b*h) * tc.parts * (dh + 2) * 4
 		q, prefix, kv := int64(b*h*dh)*sz, int64(2*g*pre*dh)*sz, int64(2*b*g*own*dh)*sz
-		if want := q + prefix + kv + partials; c.BytesRead != want {
-			t.Errorf("%s split-keys=%d: read %d bytes, want %d (q, the prefix once, the own keys, %d partials)", tc.dtype, tc.splitKeys, c.BytesRead, want, tc.parts)
+		if want := q + prefix + kv; c.BytesRead != want {
+			t.Errorf("%s split-keys=%d: read %d bytes, want %d (q, the prefix once, the own keys)", tc.dtype, tc.splitKeys, c.BytesRead, want)
+		}
+		if c.L2Bytes != partials {
+			t.Errorf("%s split-keys=%d: L2 served %d bytes, want %d (%d partials)", tc.dtype, tc.splitKeys, c.L2Bytes, partials, tc.parts)
 		}
 		if want := q + partials; c.BytesWritten != want {
 			t.Errorf("%s split-keys=%d: wrote %d bytes, want %d (o and %d partials)", tc.dtype, tc.splitKeys, c.BytesWritten, want, tc.parts)
