@@ -20,7 +20,7 @@ type Cost struct {
 	// for every query block of a prefill attention kernel beyond the first,
 	// and the partials' reads, which follow their writes in the same launch
 	// (ncu read every split GEMV's and the decode attention's weights or
-	// keys and inputs from DRAM within 0.4%, and none of their partials:
+	// keys and inputs from DRAM within 0.5%, and none of their partials:
 	// bench/results/2026-12-06-split-epilogue).
 	L2Bytes  int64
 	Flops    int64
