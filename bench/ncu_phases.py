@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A kernel's warp-stall samples by phase, in program order.
 
-Reads the CSV of ncu's source page with SASS (as ncu_stalls.py does, plain
+Reads the CSV of ncu's source page with SASS (ncu_stalls.read_source: plain
 or gzipped) and prints, at each instruction whose SASS matches the
 landmark regular expression, the samples up to and including it: their
 count and their share of the kernel's samples, with the instruction's
@@ -13,9 +13,9 @@ left out unless --all.
 Usage: ncu_phases.py [--marks REGEX] [--all] SASS_CSV
 """
 import argparse
-import csv
-import gzip
 import re
+
+from ncu_stalls import read_source
 
 
 def main():
@@ -24,11 +24,7 @@ def main():
     ap.add_argument("--marks", default=r"HGMMA|BAR\.SYNC|ATOMG|NANOSLEEP|MEMBAR|LDG\.E\.STRONG|STG|EXIT")
     ap.add_argument("--all", action="store_true")
     a = ap.parse_args()
-    opener = gzip.open if a.file.endswith(".gz") else open
-    with opener(a.file, "rt") as f:
-        rows = list(csv.reader(f))
-    hdr = next(r for r in rows if "Address" in r and "Source" in r)
-    data = rows[rows.index(hdr) + 1:]
+    hdr, data = read_source(a.file)
     src = hdr.index("Source")
     smp = hdr.index("Warp Stall Sampling (All Samples)")
     exe = hdr.index("Instructions Executed")

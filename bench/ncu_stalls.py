@@ -15,10 +15,11 @@ wavefronts past the ideal (bank conflicts) and global L2 sectors past the
 ideal (uncoalesced), by opcode and by instruction, each with its share of
 the kernel's excess, so that ncu's "uncoalesced accesses" advice comes with
 its source lines.
-Usage: ncu_stalls.py [--top N] [--before M] SASS_CSV...
+Usage: ncu_stalls.py [--top N] [--before M] SASS_CSV... (plain or .gz)
 """
 import argparse
 import csv
+import gzip
 import sys
 
 
@@ -29,11 +30,7 @@ def main():
     ap.add_argument("--before", type=int, default=4)
     a = ap.parse_args()
     for f in a.files:
-        rows = list(csv.reader(open(f)))
-        head = next((i for i, r in enumerate(rows) if r and r[0] == "Address"), None)
-        if head is None:
-            sys.exit(f"{f}: no ncu source CSV header (Address, Source, ...)")
-        hdr, data = rows[head], [r for r in rows[head + 1:] if len(r) == len(rows[head])]
+        hdr, data = read_source(f)
         src, smp = hdr.index("Source"), hdr.index("Warp Stall Sampling (All Samples)")
         why = [i for i, h in enumerate(hdr) if h.startswith("stall_") and "Not Issued" not in h]
         n = lambda r: int(r[smp]) if r[smp].isdigit() else 0
@@ -49,6 +46,17 @@ def main():
                           ("L2 Theoretical Sectors Global Excessive", "excess global sectors")):
             if col in hdr:
                 excess(data, src, hdr.index(col), what, a.top)
+
+
+def read_source(f):
+    """The header row and the instruction rows of an ncu source CSV (plain
+    or gzipped); exits naming the file when it has no header."""
+    with (gzip.open if f.endswith(".gz") else open)(f, "rt") as fh:
+        rows = list(csv.reader(fh))
+    head = next((i for i, r in enumerate(rows) if r and r[0] == "Address"), None)
+    if head is None:
+        sys.exit(f"{f}: no ncu source CSV header (Address, Source, ...)")
+    return rows[head], [r for r in rows[head + 1:] if len(r) == len(rows[head])]
 
 
 def excess(data, src, col, what, top):
