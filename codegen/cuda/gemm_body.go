@@ -389,6 +389,7 @@ func (g *gemmModel) mainBody(split bool) (string, error) {
 			if wg {
 				w.open("if (%s > %d && %s && dyn >= %d) {", g.rows(), plan.GemvMaxRows, cond, plan.GemmWGSharedBytes())
 				w.line("__shared__ const u16* wgrows[%d];", plan.GemmWGRows)
+				g.warmGlobals(&w, false)
 				w.line("fz_grid_sync();")
 				w.line("@BODY@_wg(%s, bid, nblk, ring, scol, wgrows);", k.bodyArgs())
 				w.line("return;")
@@ -400,6 +401,7 @@ func (g *gemmModel) mainBody(split bool) (string, error) {
 		w.open("if (%s > %d && %s) {", g.rows(), plan.GemvMaxRows, cond)
 		w.line("__shared__ const u16* sArow[%d];", mmaBM)
 		w.line("__shared__ const u16* sBrow[%d];", mmaBN)
+		g.warmGlobals(&w, false)
 		w.line("fz_grid_sync();")
 		w.line("if (sp == 0) @BODY@_mma(%s, bid, nblk, %s, sArow, sBrow, scol);", k.bodyArgs(), mmaSmem)
 		w.line("return;")
@@ -416,6 +418,7 @@ func (g *gemmModel) mainBody(split bool) (string, error) {
 	w.line("const i64 k0 = fz_min64(kv, sp * kper), k1 = fz_min64(kv, k0 + kper);")
 	w.open("if (!waited) {")
 	w.line("fz_gemv_prefetch(cx, ub, k0, fz_min64(k1, k0 + %d), scol);", gemvPrefetchRows)
+	g.warmGlobals(&w, split)
 	w.line("fz_grid_sync();")
 	w.line("waited = true;")
 	w.close()
@@ -433,4 +436,18 @@ func (g *gemmModel) mainBody(split bool) (string, error) {
 	w.close()
 	w.line("if (!waited) fz_grid_sync();")
 	return w.String(), nil
+}
+
+// warmGlobals touches the module globals the kernel reads, its epilogue's
+// tables and, on the split GEMV's path, its partials and counters, before
+// it waits for the kernel before it (fz_warm): their addresses'
+// constant-cache misses then overlap that kernel instead of following the
+// wait.
+func (g *gemmModel) warmGlobals(w *writer, partials bool) {
+	if partials && g.counters > 0 {
+		w.line("fz_warm(@BODY@_ws); fz_warm(@BODY@_count);")
+	}
+	for _, name := range sortedKeys(g.k.tables) {
+		w.line("fz_warm(%s);", name)
+	}
 }

@@ -327,19 +327,22 @@ FZ_DEV void fz_grid_sync() {
 }
 // fz_split_join is a split-K GEMV's meeting point for the splits of one
 // tile. Thread 0 of each block calls it between two block barriers, the
-// first after the block's partials are written: its fence releases them
-// (fences are cumulative: the barrier ordered the other threads' writes
-// before it), its acquire loads see every other split's, and the second
-// barrier passes them to the block, as a cooperative grid sync does. It
-// counts this split's arrival and waits until all n splits of the same
-// launch have arrived. The counter only grows, n a launch, so that the
-// generation of an arrival is its count over n and nothing resets it.
+// first after the block's partials are written. It counts this split's
+// arrival with an acq_rel add, whose release publishes them (release is
+// cumulative: the barrier ordered the other threads' writes before it),
+// and waits until all n splits of the same launch have arrived: the last
+// to arrive acquires the others' partials by the same add (the adds form
+// one release sequence), the others by acquire loads of the count. The
+// second barrier passes them to the block, as a cooperative grid sync
+// does. The counter only grows, n a launch, so that the generation of an
+// arrival is its count over n and nothing resets it.
 // Every split of the tile must be resident at once, as the launch pass's
 // grids (at most one block an SM) are.
 FZ_DEV void fz_split_join(unsigned long long* count, int n) {
-  __threadfence();
-  const unsigned long long old = atomicAdd(count, 1ull);
+  unsigned long long old;
+  asm volatile("atom.acq_rel.gpu.global.add.u64 %0, [%1], 1;" : "=l"(old) : "l"(count) : "memory");
   const unsigned long long want = (old / (unsigned long long)n + 1) * (unsigned long long)n;
+  if (old + 1 == want) return;
   unsigned long long seen;
   for (;;) {
     asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(seen) : "l"(count) : "memory");
@@ -360,3 +363,16 @@ FZ_DEV i64 fz_l2_ahead_share(i64 per) {
 }
 // fz_prefetch_l2 brings the line holding p into L2.
 FZ_DEV void fz_prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];" :: "l"(p)); }
+// fz_warm touches a module global (a split GEMV's partials and counters, a
+// RoPE table, the attention workspace) before the kernel waits for the one
+// before it. The global's address is read from a constant bank that lives
+// in memory, and the first read on an SM misses the constant caches (ncu's
+// imc stall, 4-12% of the samples of the split GEMVs and of the decode
+// attention, right after the wait). Thread t asks L2 for line t mod n of
+// the global's first n <= 4 lines, so that every warp reads the address
+// here and a table's few lines are in L2 when the epilogue reads them.
+template <class T, unsigned long long N>
+FZ_DEV void fz_warm(const T (&g)[N]) {
+  constexpr unsigned long long lines = sizeof(g) >= 512 ? 4 : (sizeof(g) + 127) / 128;
+  fz_prefetch_l2((const char*)g + threadIdx.x % lines * 128);
+}

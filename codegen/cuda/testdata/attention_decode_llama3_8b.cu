@@ -669,6 +669,10 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
       fz_att_ahead<DH>(c, blockIdx.z, blockIdx.y, it.npre, j0, n);
     }
   }
+  // The workspace's and the tensor maps' addresses, read before the wait
+  // (fz_warm).
+  fz_prefetch_l2(ws);
+  if constexpr (BULK) fz_warm(fz_att_tmaps);
   fz_grid_sync();
   for (i64 b = blockIdx.z; b < B; b += gridDim.z) {
     for (i64 g = blockIdx.y; g < G; g += gridDim.y) {
