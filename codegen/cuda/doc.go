@@ -52,6 +52,10 @@
 //   - Every entry calls fz_grid_sync before it touches memory the step
 //     writes: launched as a programmatic dependent (Launch.Dependent) it
 //     waits there for the kernel before it, and lets the next one start.
+//     Before it, a GEMV asks L2 for its first weight rows and the decode
+//     attention for its first keys and values, and both touch the module
+//     globals they use (fz_warm), whose addresses come from a constant
+//     bank in memory.
 //
 // The generic device code is CUDA under device/ (*.cuh), embedded and
 // pasted into the module in the order device.go lists; the generators
