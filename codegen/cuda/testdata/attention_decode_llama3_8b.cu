@@ -487,33 +487,48 @@ FZ_DEV unsigned int fz_att_arrive(unsigned int* ctr) {
 // floats, slot s of row r at pb + (s * R + r) * (DH + 2)) of nr rows into
 // the output rows of kv head g, sequence b (S queries a head), from row rt,
 // with the log-sum-exp merge in slot order. A thread takes four elements of
-// a row and runs the online merge over the slots in registers: the reads
-// of a slot do not depend on the slots before it, so that 16 slots' reads
-// are in flight at once (the merge's time is round trips to L2, not bytes).
+// a row and runs the online merge over the slots in registers, MS slots a
+// batch: a batch's reads go out before its merge, a slot past ns reading
+// the batch's first again, so that the merge's time is one round trip to
+// L2 a batch whatever ns is (an unrolled loop over the runtime count
+// compiled to a load and a merge a slot: TestMergeLoadsNVRTC).
 template <int DH, int NT, class C>
 FZ_DEV void fz_att_merge(const C& c, const float* pb, i64 ns, i64 R, i64 S, i64 rt, int nr, i64 b, i64 g) {
-  constexpr int RW = DH + 2, DQ = (DH + 3) / 4;
+  constexpr int RW = DH + 2, DQ = (DH + 3) / 4, MS = 16;
+  const i64 st = R * RW;
   for (int e = threadIdx.x; e < nr * DQ; e += NT) {
     const int r = e / DQ, d = 4 * (e - r * DQ);
     float mx = -FZ_INF, ls = 0.f, a[4] = {0.f, 0.f, 0.f, 0.f};
-    const float* p = pb + r * RW;
-#pragma unroll 16
-    for (i64 s = 0; s < ns; s++, p += R * RW) {
-      const float2 ml = fz_att_ldcg2(p);
-      float o[4];
-      if (DH % 4 == 0) {
-        const float2 x = fz_att_ldcg2(p + 2 + d), y = fz_att_ldcg2(p + 4 + d);
-        o[0] = x.x; o[1] = x.y; o[2] = y.x; o[3] = y.y;
-      } else {
+    const float* p0 = pb + r * RW;
+    for (i64 s0 = 0; s0 < ns; s0 += MS, p0 += MS * st) {
+      float2 ml[MS], x[MS], y[MS];
 #pragma unroll
-        for (int k = 0; k < 4; k++) o[k] = d + k < DH ? fz_att_ldcg(p + 2 + d + k) : 0.f;
+      for (int q = 0; q < MS; q++) {
+        const float* p = s0 + q < ns ? p0 + q * st : p0;
+        ml[q] = fz_att_ldcg2(p);
+        if constexpr (DH % 4 == 0) {
+          x[q] = fz_att_ldcg2(p + 2 + d);
+          y[q] = fz_att_ldcg2(p + 4 + d);
+        } else {
+          x[q].x = fz_att_ldcg(p + 2 + d);
+          x[q].y = d + 1 < DH ? fz_att_ldcg(p + 3 + d) : 0.f;
+          y[q].x = d + 2 < DH ? fz_att_ldcg(p + 4 + d) : 0.f;
+          y[q].y = d + 3 < DH ? fz_att_ldcg(p + 5 + d) : 0.f;
+        }
       }
-      const float mn = fmaxf(mx, ml.x), mu = mn == -FZ_INF ? 0.f : mn;
-      const float fa = fz_att_ex2(mx - mu), fb = fz_att_ex2(ml.x - mu);
-      ls = ls * fa + ml.y * fb;
 #pragma unroll
-      for (int k = 0; k < 4; k++) a[k] = a[k] * fa + o[k] * fb;
-      mx = mn;
+      for (int q = 0; q < MS; q++) {
+        if (s0 + q < ns) {
+          const float mn = fmaxf(mx, ml[q].x), mu = mn == -FZ_INF ? 0.f : mn;
+          const float fa = fz_att_ex2(mx - mu), fb = fz_att_ex2(ml[q].x - mu);
+          ls = ls * fa + ml[q].y * fb;
+          a[0] = a[0] * fa + x[q].x * fb;
+          a[1] = a[1] * fa + x[q].y * fb;
+          a[2] = a[2] * fa + y[q].x * fb;
+          a[3] = a[3] * fa + y[q].y * fb;
+          mx = mn;
+        }
+      }
     }
     const float inv = ls > 0.f ? 1.f / ls : 0.f;
     const i64 rr = rt + r, hh = g * C::GRP + rr / S, i = rr % S;
