@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fuser-dev/fuser/codegen/nvrtc"
 	"github.com/fuser-dev/fuser/plan"
 )
 
@@ -20,26 +19,8 @@ import (
 // merge, runs of 3, and fails here in both modules.
 func TestMergeLoadsNVRTC(t *testing.T) {
 	for _, spec := range []string{"llama3_8b", "gemma2"} {
-		c := findConfig(t, spec, "fused", 3)
-		m, err := Generate(c.plan_)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := nvrtc.Compile(m.Source, spec+".cu", plan.H200.Arch)
-		if err != nil {
-			t.Fatalf("%s: %v", c, err)
-		}
-		n := 0
-		for _, k := range c.plan_.Kernels {
-			if k.Launch == nil || k.Launch.Variant != plan.VariantDecode {
-				continue
-			}
-			n++
-			body, ok := ptxEntry(string(res.PTX), k.Name)
-			if !ok {
-				t.Errorf("%s: no entry %s in the PTX", c, k.Name)
-				continue
-			}
+		decode := func(l *plan.Launch) bool { return l.Variant == plan.VariantDecode }
+		fusedEntries(t, spec, decode, func(c testConfig, k *plan.Kernel, body string) {
 			runs := mergeLoadRuns(body)
 			if len(runs) == 0 {
 				t.Errorf("%s: %s: no merge loads in the PTX", c, k.Name)
@@ -54,10 +35,7 @@ func TestMergeLoadsNVRTC(t *testing.T) {
 			if short > 0 {
 				t.Errorf("%s: %s: %d of the merge's %d runs of partial loads end at an ex2 before 48 loads, the shortest after %d", c, k.Name, short, len(runs), least)
 			}
-		}
-		if n == 0 {
-			t.Errorf("%s: no decode attention to check", c)
-		}
+		})
 	}
 }
 

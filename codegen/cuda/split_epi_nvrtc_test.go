@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fuser-dev/fuser/codegen/nvrtc"
 	"github.com/fuser-dev/fuser/plan"
 )
 
@@ -20,35 +19,13 @@ import (
 // (bench/results/2026-12-06-split-epilogue).
 func TestSplitEpilogueLoadsNVRTC(t *testing.T) {
 	for _, spec := range []string{"llama3_8b", "mixtral_moe"} {
-		c := findConfig(t, spec, "fused", 3)
-		m, err := Generate(c.plan_)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := nvrtc.Compile(m.Source, spec+".cu", plan.H200.Arch)
-		if err != nil {
-			t.Fatalf("%s: %v", c, err)
-		}
-		n := 0
-		for _, k := range c.plan_.Kernels {
-			l := k.Launch
-			if l == nil || l.Variant != plan.VariantGemv || l.Splits < 2 {
-				continue
-			}
-			n++
-			body, ok := ptxEntry(string(res.PTX), k.Name)
-			if !ok {
-				t.Errorf("%s: no entry %s in the PTX", c, k.Name)
-				continue
-			}
-			b, ch := splitEpiShape(1, l.Splits)
+		split := func(l *plan.Launch) bool { return l.Variant == plan.VariantGemv && l.Splits > 1 }
+		fusedEntries(t, spec, split, func(c testConfig, k *plan.Kernel, body string) {
+			b, ch := splitEpiShape(1, k.Launch.Splits)
 			if run := loadRun(body); run < b*ch {
-				t.Errorf("%s: %s (%d splits) reads at most %d partials before a sum, want %d", c, k.Name, l.Splits, run, b*ch)
+				t.Errorf("%s: %s (%d splits) reads at most %d partials before a sum, want %d", c, k.Name, k.Launch.Splits, run, b*ch)
 			}
-		}
-		if n == 0 {
-			t.Errorf("%s: no split GEMV to check", c)
-		}
+		})
 	}
 }
 

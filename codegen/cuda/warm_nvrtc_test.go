@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fuser-dev/fuser/codegen/nvrtc"
 	"github.com/fuser-dev/fuser/plan"
 )
 
@@ -22,42 +21,16 @@ import (
 // here. The split join must be one acq_rel add, with no SC fence in the
 // entry.
 func TestWarmBeforeWaitNVRTC(t *testing.T) {
+	ws, count := regexp.MustCompile(`\bfzb_[0-9a-f]+_ws\b`), regexp.MustCompile(`\bfzb_[0-9a-f]+_count\b`)
+	workspace := regexp.MustCompile(`\bfz_workspace\b`)
 	for _, spec := range []string{"llama3_8b", "mixtral_moe"} {
-		c := findConfig(t, spec, "fused", 3)
-		m, err := Generate(c.plan_)
-		if err != nil {
-			t.Fatal(err)
+		keep := func(l *plan.Launch) bool {
+			return l.Variant == plan.VariantGemv && l.Splits > 1 || l.Variant == plan.VariantDecode
 		}
-		res, err := nvrtc.Compile(m.Source, spec+".cu", plan.H200.Arch)
-		if err != nil {
-			t.Fatalf("%s: %v", c, err)
-		}
-		ptx := string(res.PTX)
-		n := 0
-		for _, k := range c.plan_.Kernels {
-			l := k.Launch
-			if l == nil {
-				continue
-			}
-			var want []*regexp.Regexp
-			switch {
-			case l.Variant == plan.VariantGemv && l.Splits > 1:
-				want = []*regexp.Regexp{regexp.MustCompile(`\bfzb_[0-9a-f]+_ws\b`), regexp.MustCompile(`\bfzb_[0-9a-f]+_count\b`)}
-			case l.Variant == plan.VariantDecode:
-				want = []*regexp.Regexp{regexp.MustCompile(`\bfz_workspace\b`)}
-			default:
-				continue
-			}
-			n++
-			body, ok := ptxEntry(ptx, k.Name)
-			if !ok {
-				t.Errorf("%s: no entry %s in the PTX", c, k.Name)
-				continue
-			}
-			if !warmedBeforeWait(body, want) {
-				t.Errorf("%s: %s does not prefetch each of %v before a griddepcontrol.wait", c, k.Name, want)
-			}
-			if l.Variant == plan.VariantGemv {
+		fusedEntries(t, spec, keep, func(c testConfig, k *plan.Kernel, body string) {
+			want := []*regexp.Regexp{workspace}
+			if k.Launch.Variant == plan.VariantGemv {
+				want = []*regexp.Regexp{ws, count}
 				if !strings.Contains(body, "atom.acq_rel.gpu.global.add.u64") {
 					t.Errorf("%s: %s: no acq_rel add at the split join", c, k.Name)
 				}
@@ -65,10 +38,10 @@ func TestWarmBeforeWaitNVRTC(t *testing.T) {
 					t.Errorf("%s: %s: an SC fence in the split GEMV", c, k.Name)
 				}
 			}
-		}
-		if n == 0 {
-			t.Errorf("%s: no split GEMV or decode attention to check", c)
-		}
+			if !warmedBeforeWait(body, want) {
+				t.Errorf("%s: %s does not prefetch each of %v before a griddepcontrol.wait", c, k.Name, want)
+			}
+		})
 	}
 }
 
