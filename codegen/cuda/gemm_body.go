@@ -444,7 +444,7 @@ func (g *gemmModel) mainBody(split bool) (string, error) {
 // constant-cache misses then overlap that kernel instead of following the
 // wait.
 func (g *gemmModel) warmGlobals(w *writer, partials bool) {
-	if partials && g.counters > 0 {
+	if partials {
 		w.line("fz_warm(@BODY@_ws); fz_warm(@BODY@_count);")
 	}
 	for _, name := range sortedKeys(g.k.tables) {
