@@ -263,7 +263,8 @@ func prefillCases(r func(lo, hi int64) int64) []decCase {
 // attention layers (contiguous, window, softcap, paged, ragged, cascade)
 // at the first three; the decode attention layers at decode and at
 // prefill (prefillCases); and the full-size Llama-3-8B layer at a decode step
-// (GEMV) and a short prefill (GEMM). Paged and ragged caches get a random
+// of two rows (tensor-core GEMV) and of one (narrow GEMV tiles, K unsplit)
+// and a short prefill (GEMM). Paged and ragged caches get a random
 // length per sequence (interp.RandomInputs), so batches are ragged.
 func Cases(seed int64) []Case {
 	rng := rand.New(rand.NewPCG(uint64(seed), 0xc0ffee))
@@ -341,6 +342,7 @@ func Cases(seed int64) []Case {
 		panic(err)
 	}
 	add(specs.Default, true, "full-size decode (GEMV)", map[string]int64{"B": 2, "S": 1, "T": r(4000, 4200)}, full)
+	add(specs.Default, true, "full-size one-row decode (narrow GEMV tiles)", map[string]int64{"B": 1, "S": 1, "T": r(4000, 4200)}, full)
 	add(specs.Default, true, "full-size prefill (GEMM)", map[string]int64{"B": 1, "S": odd(17, 25), "T": r(10, 40)}, full)
 	return out
 }

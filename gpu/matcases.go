@@ -128,5 +128,14 @@ func matCases() []struct {
 	add("tres_bf16_1032x200", 3, 50)
 	add("cast_bf16_264x17", 3, 71)
 	add("res_bf16_2600x4680", 1, 769)
+	// One row over columns that 256-column tiles would spread over half
+	// the SMs or fewer: narrower tiles fill them, K unsplit
+	// (plan.GemvNarrowStep): 125 tiles of 8 gate and 8 up columns
+	// (swiglu 1000x1000 above), 129 of 16 at K 777 with a partial last
+	// tile (cast), 129 of 32 over rows not 16-byte aligned (4099), 94 of
+	// 32 in f16 with a partial last tile.
+	add("cast_bf16_777x2056", 1, 1)
+	add("res_bf16_1000x4099", 1, 1)
+	add("res_f16_1032x3000", 1, 1)
 	return out
 }

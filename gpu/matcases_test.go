@@ -61,3 +61,49 @@ func TestMatCasesSplit(t *testing.T) {
 		t.Errorf("%d tensor-core GEMM launches in the matmul cases, want 20 at least", seen)
 	}
 }
+
+// TestMatCasesNarrow checks the one-row GEMVs of matCases on the H200,
+// fused: narrow tiles where 256-column tiles would leave half the SMs
+// idle and 16-slot steps fill them (the tile widths and counts the cases'
+// comment names), split K where even the narrowest leave half idle.
+func TestMatCasesNarrow(t *testing.T) {
+	want := map[string][2]int64{ // tile slots, tiles
+		"swiglu_bf16_1000x1000": {16, 125},
+		"cast_bf16_777x2056":    {16, 129},
+		"res_bf16_1000x4099":    {32, 129},
+		"res_f16_1032x3000":     {32, 94},
+	}
+	seen := map[string]bool{}
+	for _, mc := range matCases() {
+		if mc.dims["B"]*mc.dims["S"] != 1 {
+			continue
+		}
+		g, err := MatLayer(mc.variant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := NewPlan(g, mc.dims, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range p.Plan.Kernels {
+			l := k.Launch
+			if l.Variant != plan.VariantGemv {
+				continue
+			}
+			w, narrow := want[mc.variant]
+			switch {
+			case narrow && (l.Tile[1] != w[0] || l.Grid[0] != w[1] || l.Splits != 1 || l.WorkspaceFloats != 0):
+				t.Errorf("%s %s: %s tile %v, want %d tiles of %d slots, K unsplit", mc.variant, k.Name, l, l.Tile, w[1], w[0])
+			case !narrow && (l.Tile[1] != plan.GemvCols || l.Splits < 2):
+				t.Errorf("%s %s: %s tile %v, want tiles of %d columns, K split", mc.variant, k.Name, l, l.Tile, plan.GemvCols)
+			}
+			seen[mc.variant] = true
+		}
+	}
+	for v := range want {
+		if !seen[v] {
+			t.Errorf("no one-row GEMV of %s in the matmul cases", v)
+		}
+	}
+}

@@ -38,8 +38,9 @@ var refOps = []string{"ops_bf16", "ops_f16", "ops_f32"}
 // RefCases are the cases of the external-reference check, chosen among
 // the suite's (Cases(seed)) so that the bundle has their kernels: every
 // shipped spec, shrunk, at a decode step over a long cache and at a
-// prefill; Llama-3-8B at full size at decode and prefill; the first case
-// of each of refDec; and the every-op layers of refOps.
+// prefill; Llama-3-8B at full size at decode (two rows and one) and
+// prefill; the first case of each of refDec; and the every-op layers of
+// refOps.
 func RefCases(seed int64) []Case {
 	var out []Case
 	seen := map[string]bool{}

@@ -45,7 +45,7 @@ func TestRefCases(t *testing.T) {
 			t.Errorf("%s: %v", c.Name(), err)
 		}
 	}
-	want := map[string]int{specs.Default + "/full": 2}
+	want := map[string]int{specs.Default + "/full": 3}
 	for _, n := range specs.Names() {
 		want[n] = 2
 	}

@@ -7,10 +7,10 @@ import (
 	"github.com/fuser-dev/fuser/plan"
 )
 
-// Launch-plan constants. GEMV blocks own plan.GemvCols output columns and
-// split K while the grid fits the SMs one block each (the kernel, with its
-// tensor-core path, holds one block an SM), each split at least
-// gemvMinSplitK rows; GEMM grids give a block to gemmBlockCols
+// Launch-plan constants. GEMV blocks own plan.GemvCols output columns
+// (narrower tiles at one row: gemvNarrow) and split K while the grid fits
+// the SMs one block each (the kernel, with its tensor-core path, holds one
+// block an SM), each split at least gemvMinSplitK rows; GEMM grids give a block to gemmBlockCols
 // columns and plan.GemmTileM rows (the kernel's blocks stride over its
 // plan.GemmTileM × plan.GemmTileN tiles).
 const (
@@ -145,6 +145,11 @@ func gemmLaunch(s *State, k *plan.Kernel, eval func(ir.Dim) int64) *plan.Launch 
 	blocks := ceilDiv(n, plan.GemvCols) * batch
 	split := int64(1)
 	if _, constN := out[len(out)-1].Value(); constN && 2*blocks <= s.Target.SMs {
+		if m <= plan.GemvCUDACoreRows {
+			if l := gemvNarrow(s, k, batch, m); l != nil {
+				return l
+			}
+		}
 		split = plan.GemvSplits(kk, max(1, min(s.Target.SMs/blocks, kk/gemvMinSplitK)))
 	}
 	wgmma := s.Target.WGMMA && m > plan.GemvCUDACoreRows
@@ -154,6 +159,38 @@ func gemmLaunch(s *State, k *plan.Kernel, eval func(ir.Dim) int64) *plan.Launch 
 		l.WorkspaceFloats = split * l.Grid[1] * l.Tile[0] * n
 	}
 	return l
+}
+
+// gemvNarrow is the launch of a one-row GEMV whose tiles of
+// plan.GemvCols columns would leave half the SMs idle: the narrowest
+// tiles, in steps of plan.GemvNarrowStep slots, whose count (codegen's,
+// Options.GemvTiles) fits the SMs a block each, so that every block
+// streams all of K for its columns and stores its outputs with no split
+// to join. It is nil where codegen takes no narrow tiles, and where even
+// the narrowest leave half the SMs idle (a short N over a long K, which
+// split-K spreads over every SM).
+func gemvNarrow(s *State, k *plan.Kernel, batch, m int64) *plan.Launch {
+	if s.gemvTiles == nil {
+		return nil
+	}
+	for tn := int64(plan.GemvNarrowStep); tn < plan.GemvCols; tn += plan.GemvNarrowStep {
+		tiles, err := s.gemvTiles(s.Plan, k, int(tn))
+		if err != nil {
+			s.explain(false, "%s: no narrow GEMV tiles: %v", k.Name, err)
+			return nil
+		}
+		blocks := tiles * batch
+		if blocks > s.Target.SMs {
+			continue
+		}
+		if 2*blocks <= s.Target.SMs {
+			s.explain(false, "%s: %d GEMV tiles of %d slots would leave half the SMs idle; K is split", k.Name, blocks, tn)
+			return nil
+		}
+		s.explain(true, "%s: %d GEMV tiles of %d slots fill the SMs, K unsplit", k.Name, blocks, tn)
+		return &plan.Launch{Variant: plan.VariantGemv, Grid: [3]int64{tiles, batch, 1}, Block: gemvBlock, SharedBytes: plan.GemvSharedBytes(m, false), Launches: 1, Splits: 1, Tile: [2]int64{m, tn}}
+	}
+	return nil
 }
 
 func ceilDiv(a, b int64) int64 {

@@ -65,6 +65,8 @@ type State struct {
 	SIMTAttention bool
 	// gemmWGMMA is codegen's answer for its wgmma GEMM (Options).
 	gemmWGMMA func(p *plan.Plan, k *plan.Kernel) error
+	// gemvTiles is codegen's count of narrow GEMV tiles (Options).
+	gemvTiles func(p *plan.Plan, k *plan.Kernel, tn int) (int64, error)
 	Log       []Decision
 	pass      string
 	// kernelOf assigns nodes to kernels during partitioning.
@@ -141,6 +143,13 @@ type Options struct {
 	// --explain, for one it refuses. Unset, it plans the wgmma GEMM for
 	// every 16-bit matmul of more than plan.GemvMaxRows rows.
 	GemmWGMMA func(p *plan.Plan, k *plan.Kernel) error
+	// GemvTiles, when set, is the code generator's count of the column
+	// tiles of tn slots a gemm kernel of a bound plan takes on its one-row
+	// GEMV path, or why it takes no narrow tiles
+	// (codegen/cuda.GemvTiles): the launch pass gives a one-row GEMV that
+	// would split K narrower tiles that fill the SMs instead, its grid
+	// that count. Unset, such a GEMV splits K.
+	GemvTiles func(p *plan.Plan, k *plan.Kernel, tn int) (int64, error)
 }
 
 // Run clones the graph and runs the passes on the clone. With opt.Check
@@ -185,7 +194,7 @@ func run(g *ir.Graph, passes []Pass, opt Options, apart map[string]string) (*Sta
 	if err := opt.Target.Verify(); err != nil {
 		return nil, err
 	}
-	s := &State{Graph: g.Clone(), Dims: opt.Dims, Target: opt.Target, DecodeSplitKeys: opt.DecodeSplitKeys, SIMTAttention: opt.SIMTAttention, gemmWGMMA: opt.GemmWGMMA, kernelOf: map[*ir.Node]*plan.Kernel{}, apart: apart}
+	s := &State{Graph: g.Clone(), Dims: opt.Dims, Target: opt.Target, DecodeSplitKeys: opt.DecodeSplitKeys, SIMTAttention: opt.SIMTAttention, gemmWGMMA: opt.GemmWGMMA, gemvTiles: opt.GemvTiles, kernelOf: map[*ir.Node]*plan.Kernel{}, apart: apart}
 	for _, p := range passes {
 		if p.Bound && s.Dims == nil {
 			continue

@@ -16,6 +16,11 @@ const (
 	// bytes of bf16. (A K-contiguous operand takes tiles of 32, a warp a
 	// column.)
 	GemvCols = 256
+	// GemvNarrowStep is the step of the narrower tiles a one-row GEMV
+	// takes instead of splitting K (its grid one tile a block, no join):
+	// 16 slots, two 16-bit sectors of 32 bytes a row, whole RoPE and
+	// SwiGLU pairs of 8-column groups; the narrowest tile is one step.
+	GemvNarrowStep = 16
 	// GemmTileM × GemmTileN is the tensor-core tile.
 	GemmTileM = 128
 	GemmTileN = 64

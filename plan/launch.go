@@ -69,6 +69,9 @@ type Launch struct {
 // String prints the launch as grid(x,y,z)×block.
 func (l *Launch) String() string {
 	s := fmt.Sprintf("%s grid(%d,%d,%d)x%d", l.Variant, l.Grid[0], l.Grid[1], l.Grid[2], l.Block)
+	if l.Variant == VariantGemv && l.Tile[1] > 0 && l.Tile[1] < GemvCols {
+		s += fmt.Sprintf(" cols=%d", l.Tile[1])
+	}
 	if l.Splits > 1 {
 		s += fmt.Sprintf(" splits=%d", l.Splits)
 		if l.SplitTail {

@@ -8,7 +8,8 @@
 // reductions, one pass over the row each (warp shuffles and a
 // shared-memory block reduction), reductions over other axes, KV-cache
 // appends, GEMMs with their epilogue inserted in the store phase (a GEMV
-// path with split-K for up to 64 rows: CUDA cores for one row, above that
+// path with split-K for up to 64 rows: CUDA cores for one row (in the
+// launch's narrow tiles where it has them, K unsplit), above that
 // tensor cores over a cp.async ring of the weight, read once: wgmma where
 // the launch says so (Launch.WGMMA, sm_90a), mma.sync otherwise;
 // a tensor-core path for more: the wgmma GEMM where the launch says so,

@@ -29,7 +29,8 @@ const (
 	// gemvPrefetchRows is the weight rows (K positions) of its first tile a
 	// GEMV block prefetches into L2 while the kernel before it finishes:
 	// 64 KiB a block of 256 bf16 columns, 8.4 MB over 132 blocks, about
-	// 2 µs of HBM, the order of a kernel's tail.
+	// 2 µs of HBM, the order of a kernel's tail (a narrow tile prefetches
+	// as many bytes, in more rows).
 	gemvPrefetchRows = 128
 	mmaBM            = plan.GemmTileM
 	mmaBN            = plan.GemmTileN
@@ -80,6 +81,10 @@ type gemmModel struct {
 	// and its f32 partial sums, splits is its split count, the launch's
 	// grid z (all zero without split-K).
 	counters, partials, splits int64
+	// narrow is the launch's GEMV tile width where it is narrower than
+	// gemvRowTN (plan.Launch.Tile, a one-row GEMV that fills the SMs
+	// with tiles instead of splitting K), 0 otherwise.
+	narrow int
 }
 
 func (k *kgen) gemmModel() (*gemmModel, error) {
@@ -267,6 +272,9 @@ func (k *kgen) gemmKernel() (*generated, error) {
 	}
 	l := k.pk.Launch
 	split := l != nil && l.Variant == plan.VariantGemv && l.Splits > 1
+	if err := g.setNarrow(l); err != nil {
+		return nil, err
+	}
 	if split {
 		items, ok := g.maxItems(l)
 		if !ok {
@@ -316,12 +324,76 @@ func (g *gemmModel) maxItems(l *plan.Launch) (int64, bool) {
 }
 
 // gemvTN is the GEMV tile's slot count: gemvTN when the right operand is
-// K-contiguous (a warp per slot), gemvRowTN otherwise (a lane per 8 slots).
+// K-contiguous (a warp per slot), else the launch's narrow width where it
+// has one, gemvRowTN otherwise (a lane per 8 slots).
 func (g *gemmModel) gemvTN() int {
-	if g.bK {
+	switch {
+	case g.bK:
 		return gemvTN
+	case g.narrow > 0:
+		return g.narrow
 	}
 	return gemvRowTN
+}
+
+// narrowRefusal says why the GEMV cannot take tiles narrower than
+// gemvRowTN, or nil: a right operand that is not K-contiguous (whose
+// tiles are rows of 8-column lane groups) and a constant column count.
+func (g *gemmModel) narrowRefusal() error {
+	if g.bK {
+		return fmt.Errorf("the right operand %s is K-contiguous: its GEMV tiles are a warp a column", plan.Root(g.b).Ref())
+	}
+	if _, ok := g.n.value(); !ok {
+		return fmt.Errorf("the column count of %s is bound at run time", g.o.Ref())
+	}
+	return nil
+}
+
+// setNarrow takes the narrow tile width of a GEMV launch l
+// (plan.Launch.Tile[1] below gemvRowTN; GemvTiles chose it).
+func (g *gemmModel) setNarrow(l *plan.Launch) error {
+	if l == nil || l.Variant != plan.VariantGemv || l.Tile[1] >= gemvRowTN {
+		return nil
+	}
+	if err := g.narrowRefusal(); err != nil {
+		return fmt.Errorf("gemm kernel %s: tiles of %d slots: %w", g.k.pk.Name, l.Tile[1], err)
+	}
+	if l.Tile[1]%plan.GemvNarrowStep != 0 || l.Tile[1] <= 0 || l.Splits > 1 {
+		return fmt.Errorf("gemm kernel %s: tiles of %d slots over %d splits: a narrow tile is a multiple of %d slots, unsplit", g.k.pk.Name, l.Tile[1], l.Splits, plan.GemvNarrowStep)
+	}
+	g.narrow = int(l.Tile[1])
+	return nil
+}
+
+// GemvTiles is the column tiles of tn slots that gemm kernel pk of plan p
+// (whose layouts are assigned) takes on its one-row GEMV path: the launch
+// pass asks it for the narrow tiles that fill the SMs without splitting
+// K, and sizes the grid by the answer, which counts the epilogue's column
+// groups (RoPE's and SwiGLU's pairs, the segments of a split) as the
+// kernel enumerates them. An error says why the kernel takes no narrow
+// tiles.
+func GemvTiles(p *plan.Plan, pk *plan.Kernel, tn int) (int64, error) {
+	k, err := newKgen(p, pk, 256)
+	if err != nil {
+		return 0, err
+	}
+	g, err := k.gemmModel()
+	if err != nil {
+		return 0, err
+	}
+	if err := g.narrowRefusal(); err != nil {
+		return 0, err
+	}
+	n, _ := g.n.value()
+	var tiles int64
+	for i := range g.epi.segs {
+		t := g.epi.segs[i].tiles(tn, ixc(n))
+		if !t.k {
+			return 0, fmt.Errorf("segment %d has a tile count bound at run time", i)
+		}
+		tiles += t.n
+	}
+	return tiles, nil
 }
 
 // workspacePerSplit is the f32 count of one split's partial results.

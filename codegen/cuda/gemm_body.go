@@ -417,7 +417,11 @@ func (g *gemmModel) mainBody(split bool) (string, error) {
 	w.line("const i64 kper = fz_gemv_kper(kv, nsplit);")
 	w.line("const i64 k0 = fz_min64(kv, sp * kper), k1 = fz_min64(kv, k0 + kper);")
 	w.open("if (!waited) {")
-	w.line("fz_gemv_prefetch(cx, ub, k0, fz_min64(k1, k0 + %d), scol);", gemvPrefetchRows)
+	pre := gemvPrefetchRows
+	if g.narrow > 0 {
+		pre = gemvPrefetchRows * gemvRowTN / g.narrow
+	}
+	w.line("fz_gemv_prefetch(cx, ub, k0, fz_min64(k1, k0 + %d), scol);", pre)
 	g.warmGlobals(&w, split)
 	w.line("fz_grid_sync();")
 	w.line("waited = true;")

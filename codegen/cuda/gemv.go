@@ -48,7 +48,11 @@ func (g *gemmModel) emitHelpers(w *writer) error {
 		w.line("static __device__ __align__(16) float @BODY@_ws[%d];", g.partials)
 		w.line("static __device__ unsigned long long @BODY@_count[%d];", g.counters)
 	}
-	for _, tn := range []int{g.gemvTN(), mmaBN} {
+	tns := []int{g.gemvTN()}
+	if mmaBN != tns[0] {
+		tns = append(tns, mmaBN)
+	}
+	for _, tn := range tns {
 		w.open("FZ_DEV i64 @BODY@_ntiles%d(%s) {", tn, k.dimSig())
 		total := ixc(0)
 		for i := range g.epi.segs {

@@ -16,9 +16,11 @@ import (
 // launch's dynamic shared memory; the tile's sums reuse it once it drains.
 
 // gemvMMA reports whether the kernel's GEMV takes 2 to 64 rows on tensor
-// cores: ringOperands, and 8 warps a block.
+// cores: ringOperands, 8 warps a block, and the tiles of gemvRowTN
+// columns its rings fill (a launch of narrow tiles plans one row, which
+// the CUDA cores take).
 func (g *gemmModel) gemvMMA() bool {
-	return g.ringOperands() && g.k.nt == 256
+	return g.ringOperands() && g.k.nt == 256 && g.narrow == 0
 }
 
 // ringOperands reports whether the operands are what the tensor-core
@@ -51,6 +53,11 @@ func (g *gemmModel) ringRefusal() error {
 // its compile time.
 func (g *gemmModel) emitGemvCall(w *writer) {
 	pass := min(g.chunk(), gemvMR)
+	if g.narrow > 0 {
+		// Narrow tiles are planned for one row: a pass of one row
+		// instantiates the tile once.
+		pass = 1
+	}
 	if g.gemvMMA() {
 		tile := "fz_gemv_mma_tile"
 		if g.gemvWGMMA() {
@@ -75,14 +82,14 @@ func (g *gemmModel) emitGemvCall(w *writer) {
 	}
 	w.open("for (int p = 0; p < mr; p += %d) {", pass)
 	if pass == 1 {
-		w.line("fz_gemv_tile<@BODY@_ctx, 1>(cx, ub, r0 + p, 1, k0, k1, scol, svec, As, red, res + p * %d);", gemvRowTN)
+		w.line("fz_gemv_tile<@BODY@_ctx, 1>(cx, ub, r0 + p, 1, k0, k1, scol, svec, As, red, res + p * %d);", g.gemvTN())
 		w.close()
 		return
 	}
 	w.line("const int mp = mr - p < %d ? mr - p : %d;", pass, pass)
 	w.open("switch (mp <= 1 ? 1 : mp <= 2 ? 2 : mp <= 4 ? 4 : 8) {")
 	for m := 1; m <= pass; m *= 2 {
-		w.line("case %d: fz_gemv_tile<@BODY@_ctx, %d>(cx, ub, r0 + p, mp, k0, k1, scol, svec, As, red, res + p * %d); break;", m, m, gemvRowTN)
+		w.line("case %d: fz_gemv_tile<@BODY@_ctx, %d>(cx, ub, r0 + p, mp, k0, k1, scol, svec, As, red, res + p * %d); break;", m, m, g.gemvTN())
 	}
 	w.close()
 	w.close()

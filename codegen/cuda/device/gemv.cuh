@@ -17,7 +17,8 @@
  *   AVEC, BVEC        the alignment, in bytes, of an 8-element vector load;
  *   RAW16             16-bit weights, kept raw (4 registers a row) until
  *                     their FMAs;
- *   TN                the tile's column slots: 32 with BK, else 256;
+ *   TN                the tile's column slots: 32 with BK, else 256 or
+ *                     a narrow launch's multiple of 16;
  *   STAGED            the left operand's positions a pass stages, over its
  *                     rows;
  *   BIG               more than 256 threads a block (fewer registers).
@@ -67,21 +68,21 @@ FZ_DEV void fz_gemv_stage_a(const C& c, const i64 ub, const i64 r0, const int mr
 struct fz_row8 { float v[8]; };
 
 // fz_gemv_stream runs a row-major pass over a staged chunk of kl rows: the
-// block reads nw * U rows a step, warp wid the rows wid, wid + nw, ... (the
-// U rows a warp has in flight lie nw rows apart), each by ld(kr) into a
-// Row, then their FMAs, the Row's 8 values as floats by use(row, bi), with
-// the staged left operand. Rows past the chunk load its last row again and
-// are skipped by the FMAs, so that no load waits on a branch; a whole step
-// runs its FMAs without a bounds test (a test per row lets ptxas sink each
-// load to just before its row's FMAs).
+// block reads nr * U rows a step, the thread the rows rl, rl + nr, ... of
+// the block's nr row lanes (the U rows it has in flight lie nr rows
+// apart), each by ld(kr) into a Row, then their FMAs, the Row's 8 values
+// as floats by use(row, bi), with the staged left operand. Rows past the
+// chunk load its last row again and are skipped by the FMAs, so that no
+// load waits on a branch; a whole step runs its FMAs without a bounds
+// test (a test per row lets ptxas sink each load to just before its
+// row's FMAs).
 template <int MR, int KC, int U, class Row, class Ld, class Use>
-FZ_DEV void fz_gemv_stream(const i64 kc, const int kl, const float* As, float (&acc)[MR][8], Ld ld, Use use) {
-  const int wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
-  for (int kp = 0; kp < kl; kp += nw * U) {
+FZ_DEV void fz_gemv_stream(const int rl, const int nr, const i64 kc, const int kl, const float* As, float (&acc)[MR][8], Ld ld, Use use) {
+  for (int kp = 0; kp < kl; kp += nr * U) {
     Row b[U];
 #pragma unroll
     for (int i = 0; i < U; i++) {
-      const int kb = kp + i * nw + wid;
+      const int kb = kp + i * nr + rl;
       b[i] = ld(kc + (kb < kl ? kb : kl - 1));
     }
     auto fmas = [&](int i, int kb) {
@@ -94,12 +95,12 @@ FZ_DEV void fz_gemv_stream(const i64 kc, const int kl, const float* As, float (&
         for (int c = 0; c < 8; c++) acc[m][c] = fmaf(a, bi[c], acc[m][c]);
       }
     };
-    if (kp + nw * U <= kl) {
+    if (kp + nr * U <= kl) {
 #pragma unroll
-      for (int i = 0; i < U; i++) fmas(i, kp + i * nw + wid);
+      for (int i = 0; i < U; i++) fmas(i, kp + i * nr + rl);
     } else {
       for (int i = 0; i < U; i++) {
-        const int kb = kp + i * nw + wid;
+        const int kb = kp + i * nr + rl;
         if (kb >= kl) break;
         fmas(i, kb);
       }
@@ -177,9 +178,16 @@ FZ_DEV void fz_gemv_tile(const C& c, const i64 ub, const i64 r0, const int mr, c
     __syncthreads();
     return;
   } else {
-    // Any other layout: lane l owns slots 8l .. 8l+7 of the tile. A tile
-    // whose lane groups are 8 contiguous, aligned columns in every row
-    // takes 8-element loads (16 bytes raw for 16-bit weights).
+    // Any other layout: a row of the tile is LPR lanes, lane group gl of
+    // a row owning slots 8gl .. 8gl+7, and a warp reads RPW rows at once
+    // (one row of 32 lanes at gemvRowTN slots; a narrow tile's rows are
+    // shorter, so more of them), the block's nr row lanes in all. Lanes
+    // past RPW rows load a row again and keep no sums. A tile whose lane
+    // groups are 8 contiguous, aligned columns in every row takes
+    // 8-element loads (16 bytes raw for 16-bit weights).
+    constexpr int LPR = TN / 8, RPW = 32 / LPR;
+    static_assert(TN % 8 == 0 && LPR <= 32, "a GEMV tile is 8-slot lane groups, at most a warp a row");
+    const int gl = lane % LPR, own = lane < RPW * LPR, rl = wid * RPW + (own ? lane / LPR : RPW - 1), nr = nw * RPW;
     float acc[MR][8];
 #pragma unroll
     for (int m = 0; m < MR; m++)
@@ -187,7 +195,7 @@ FZ_DEV void fz_gemv_tile(const C& c, const i64 ub, const i64 r0, const int mr, c
       for (int q = 0; q < 8; q++) acc[m][q] = 0.f;
     i64 col[8];
 #pragma unroll
-    for (int q = 0; q < 8; q++) col[q] = scol[lane * 8 + q];
+    for (int q = 0; q < 8; q++) col[q] = scol[gl * 8 + q];
     auto scalar = [&](i64 kr) {
       fz_row8 r;
       for (int q = 0; q < 8; q++) r.v[q] = col[q] >= 0 ? C::ldb(c.b(ub, kr, col[q])) : 0.f;
@@ -204,32 +212,34 @@ FZ_DEV void fz_gemv_tile(const C& c, const i64 ub, const i64 r0, const int mr, c
       __syncthreads();
       constexpr int UF = fz_gemv_in_flight<C, MR, false>();
       if constexpr (C::BN) {
-        if (svec[lane] != 0 && fz_aligned(c.b(ub, 0, col[0]), C::BVEC) && fz_aligned(c.b(ub, 1, col[0]), C::BVEC)) {
+        if (svec[gl] != 0 && fz_aligned(c.b(ub, 0, col[0]), C::BVEC) && fz_aligned(c.b(ub, 1, col[0]), C::BVEC)) {
           if constexpr (C::RAW16) {
-            fz_gemv_stream<MR, KC, fz_gemv_in_flight<C, MR, true>(), uint4>(kc, kl, As, acc,
+            fz_gemv_stream<MR, KC, fz_gemv_in_flight<C, MR, true>(), uint4>(rl, nr, kc, kl, As, acc,
               [&](i64 kr) { return fz_ld16_stream(c.b(ub, kr, col[0])); },
               [](const uint4& r, float* bi) { C::unpackb(bi, r); });
           } else {
-            fz_gemv_stream<MR, KC, UF, fz_row8>(kc, kl, As, acc,
+            fz_gemv_stream<MR, KC, UF, fz_row8>(rl, nr, kc, kl, As, acc,
               [&](i64 kr) { fz_row8 r; C::ldb8(r.v, c.b(ub, kr, col[0])); return r; }, floats);
           }
         } else {
-          fz_gemv_stream<MR, KC, UF, fz_row8>(kc, kl, As, acc, scalar, floats);
+          fz_gemv_stream<MR, KC, UF, fz_row8>(rl, nr, kc, kl, As, acc, scalar, floats);
         }
       } else {
-        fz_gemv_stream<MR, KC, UF, fz_row8>(kc, kl, As, acc, scalar, floats);
+        fz_gemv_stream<MR, KC, UF, fz_row8>(rl, nr, kc, kl, As, acc, scalar, floats);
       }
     }
-    // The warps' partial sums of each row, summed in warp order.
+    // The row lanes' partial sums of each row, summed in row-lane order.
 #pragma unroll
     for (int m = 0; m < MR; m++) {
       __syncthreads();
+      if (own) {
 #pragma unroll
-      for (int q = 0; q < 8; q++) red[wid * TN + lane * 8 + q] = acc[m][q];
+        for (int q = 0; q < 8; q++) red[rl * TN + gl * 8 + q] = acc[m][q];
+      }
       __syncthreads();
       for (int s = tid; s < TN; s += blockDim.x) {
         float sum = 0.f;
-        for (int w = 0; w < nw; w++) sum += red[w * TN + s];
+        for (int r = 0; r < nr; r++) sum += red[r * TN + s];
         res[m * TN + s] = sum;
       }
     }
@@ -250,7 +260,7 @@ FZ_DEV void fz_gemv_prefetch(const C& c, const i64 ub, const i64 k0, const i64 k
       if (n >= 0) fz_prefetch_l2(c.b(ub, kr, n));
     }
   } else {
-    constexpr int PER = C::TN / 32;
+    constexpr int PER = (C::TN + 31) / 32;
     for (i64 e = threadIdx.x; e < (k1 - k0) * PER; e += blockDim.x) {
       const i64 n = scol[e % PER * 32], kr = k0 + e / PER;
       if (n >= 0) fz_prefetch_l2(c.b(ub, kr, n));

@@ -1,0 +1,88 @@
+//go:build nvrtc
+
+package cuda
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/fuser-dev/fuser/codegen/nvrtc"
+	"github.com/fuser-dev/fuser/passes"
+	"github.com/fuser-dev/fuser/plan"
+)
+
+// TestNarrowGemvNVRTC plans one-row decode steps as the CLI does (codegen's
+// narrow tile counts, plan.GemvNarrowStep) and compiles their fused
+// modules for sm_90a: Llama-3-8B (QKV with RoPE and the KV append in 48
+// slots, the O and down projections with their residuals in 32, gate/up
+// whole) and GPT-2 small (f16, QKV with its bias and append and the MLP's
+// first half with GELU in 32). Each narrow GEMV must compile without a
+// spill, stream its weight in 16-byte loads, and join no split (no
+// arrival counter, no acq_rel add).
+func TestNarrowGemvNVRTC(t *testing.T) {
+	for _, tc := range []struct {
+		spec string
+		dims map[string]int64
+		want map[string]int64 // kernel name prefix: tile slots
+	}{
+		{"llama3_8b", map[string]int64{"B": 1, "S": 1, "T": 4096}, map[string]int64{"k01_": 48, "k03_": 32, "k06_": 32}},
+		{"gpt2", map[string]int64{"B": 1, "S": 1, "T": 1024}, map[string]int64{"k01_": 32, "k05_": 32}},
+	} {
+		g := parseSpec(t, tc.spec)
+		full, err := bindDims(g, tc.dims)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := passes.Run(g, passes.Fused, passes.Options{Dims: full, Target: plan.H200, Check: Emittable, GemmWGMMA: GemmWGMMA, GemvTiles: GemvTiles})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.spec, err)
+		}
+		m, err := Generate(st.Plan)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.spec, err)
+		}
+		res, err := nvrtc.Compile(m.Source, tc.spec+".cu", plan.H200.Arch)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.spec, err)
+		}
+		for _, k := range res.Kernels {
+			if k.Spills() {
+				t.Errorf("%s: %s spills (%d bytes stores, %d bytes loads, %d registers)", tc.spec, k.Name, k.SpillStores, k.SpillLoads, k.Registers)
+			}
+		}
+		narrow := 0
+		for _, k := range st.Plan.Kernels {
+			l := k.Launch
+			if l == nil || l.Variant != plan.VariantGemv {
+				continue
+			}
+			want := int64(plan.GemvCols)
+			for prefix, w := range tc.want {
+				if strings.HasPrefix(k.Name, prefix) {
+					want = w
+				}
+			}
+			if l.Tile[1] != want || (want < plan.GemvCols && l.Splits != 1) {
+				t.Errorf("%s: %s %s tile %v, want %d slots", tc.spec, k.Name, l, l.Tile, want)
+			}
+			if want == plan.GemvCols {
+				continue
+			}
+			narrow++
+			body, ok := ptxEntry(string(res.PTX), k.Name)
+			if !ok {
+				t.Errorf("%s: no entry %s in the PTX", tc.spec, k.Name)
+				continue
+			}
+			if !strings.Contains(body, "ld.global.nc.L1::no_allocate.L2::256B.v4.u32") {
+				t.Errorf("%s: %s has no 16-byte streaming weight load", tc.spec, k.Name)
+			}
+			if strings.Contains(body, "atom.acq_rel") || strings.Contains(body, "_count") {
+				t.Errorf("%s: %s joins splits", tc.spec, k.Name)
+			}
+		}
+		if narrow != len(tc.want) {
+			t.Errorf("%s: %d narrow GEMVs, want %d", tc.spec, narrow, len(tc.want))
+		}
+	}
+}
