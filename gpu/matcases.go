@@ -133,7 +133,10 @@ func matCases() []struct {
 	// (plan.GemvNarrowStep): 125 tiles of 8 gate and 8 up columns
 	// (swiglu 1000x1000 above), 129 of 16 at K 777 with a partial last
 	// tile (cast), 129 of 32 over rows not 16-byte aligned (4099), 94 of
-	// 32 in f16 with a partial last tile.
+	// 32 in f16 with a partial last tile; and where 16-slot tiles leave
+	// half the SMs idle but each holds all its weight in flight
+	// (plan.GemvBlockInFlight), those tiles: 33 over 517 columns (cast
+	// above), 17 over 260 in f16. 120 columns over K 4104 split K.
 	add("cast_bf16_777x2056", 1, 1)
 	add("res_bf16_1000x4099", 1, 1)
 	add("res_f16_1032x3000", 1, 1)

@@ -146,7 +146,7 @@ func gemmLaunch(s *State, k *plan.Kernel, eval func(ir.Dim) int64) *plan.Launch 
 	split := int64(1)
 	if _, constN := out[len(out)-1].Value(); constN && 2*blocks <= s.Target.SMs {
 		if m <= plan.GemvCUDACoreRows {
-			if l := gemvNarrow(s, k, batch, m); l != nil {
+			if l := gemvNarrow(s, k, batch, m, kk*mm.Args[1].Type.DType.Size()); l != nil {
 				return l
 			}
 		}
@@ -166,10 +166,11 @@ func gemmLaunch(s *State, k *plan.Kernel, eval func(ir.Dim) int64) *plan.Launch 
 // tiles, in steps of plan.GemvNarrowStep slots, whose count (codegen's,
 // Options.GemvTiles) fits the SMs a block each, so that every block
 // streams all of K for its columns and stores its outputs with no split
-// to join. It is nil where codegen takes no narrow tiles, and where even
-// the narrowest leave half the SMs idle (a short N over a long K, which
-// split-K spreads over every SM).
-func gemvNarrow(s *State, k *plan.Kernel, batch, m int64) *plan.Launch {
+// to join. colBytes is a weight column's bytes over K. It is nil where
+// codegen takes no narrow tiles, and where the narrowest leave half the
+// SMs idle and a block's share of the weight is more than it has in
+// flight (a short N over a long K, which split-K spreads over every SM).
+func gemvNarrow(s *State, k *plan.Kernel, batch, m, colBytes int64) *plan.Launch {
 	if s.gemvTiles == nil {
 		return nil
 	}
@@ -183,11 +184,15 @@ func gemvNarrow(s *State, k *plan.Kernel, batch, m int64) *plan.Launch {
 		if blocks > s.Target.SMs {
 			continue
 		}
-		if 2*blocks <= s.Target.SMs {
-			s.explain(false, "%s: %d GEMV tiles of %d slots would leave half the SMs idle; K is split", k.Name, blocks, tn)
+		switch share := tn * colBytes; {
+		case 2*blocks > s.Target.SMs:
+			s.explain(true, "%s: %d GEMV tiles of %d slots fill the SMs, K unsplit", k.Name, blocks, tn)
+		case share <= plan.GemvBlockInFlight:
+			s.explain(true, "%s: %d GEMV tiles of %d slots, each %d bytes of weight, all in flight at once: K unsplit", k.Name, blocks, tn, share)
+		default:
+			s.explain(false, "%s: %d GEMV tiles of %d slots would leave half the SMs idle, each streaming %d bytes; K is split", k.Name, blocks, tn, share)
 			return nil
 		}
-		s.explain(true, "%s: %d GEMV tiles of %d slots fill the SMs, K unsplit", k.Name, blocks, tn)
 		return &plan.Launch{Variant: plan.VariantGemv, Grid: [3]int64{tiles, batch, 1}, Block: gemvBlock, SharedBytes: plan.GemvSharedBytes(m, false), Launches: 1, Splits: 1, Tile: [2]int64{m, tn}}
 	}
 	return nil

@@ -21,6 +21,11 @@ const (
 	// 16 slots, two 16-bit sectors of 32 bytes a row, whole RoPE and
 	// SwiGLU pairs of 8-column groups; the narrowest tile is one step.
 	GemvNarrowStep = 16
+	// GemvBlockInFlight is the weight bytes a GEMV block of 256 threads
+	// has in flight on CUDA cores: 16 rows of 16 bytes a thread (8 of 32
+	// for f32). A block whose whole share of the weight fits is one round
+	// trip, however few SMs the grid takes.
+	GemvBlockInFlight = 64 << 10
 	// GemmTileM × GemmTileN is the tensor-core tile.
 	GemmTileM = 128
 	GemmTileN = 64
