@@ -10,6 +10,8 @@
 #   gpt2/      the same for GPT-2 small (f16) at B1 over 1024 tokens, mid
 #              and new, two rounds;
 #   timeline/  new's B1 steps, kernel by kernel, in one graph replay;
+#   dram_k0N.txt  ncu's DRAM bytes alone (one pass) of new's B1 QKV, O and
+#              gate/up GEMVs;
 #   ncu/       gpu/ncu.sh over new's B1 QKV GEMV and decode attention and
 #              its B16 QKV GEMV.
 # .gpu-var: fuser (go build -tags cuda -ldflags='-s -w') and kernels
@@ -60,6 +62,17 @@ step timeline.gpt2 "$r/timeline/gpt2.txt" 30 "$h/fuser" bench gpt2 -dims B=1,S=1
 	-reps 100 -unfused=false -timeline -json-out "$r/timeline/gpt2.json"
 gzip -f "$r"/timeline/*.json
 tar czf "$OUT/perf.tgz" -C "$(dirname "$r")" perf
+# The fused GEMVs' extra DRAM writes (about 2 MB a kernel in every ncu
+# report on file, against kilobytes of outputs; the decode attention's
+# are 1.5 KB): with the two DRAM counters alone ncu needs one pass, so no
+# replay restores the kernel's buffers before it. If the extra bytes are
+# those restores' dirty lines, evicted by the GEMV's stream, they vanish.
+for k in k01 k03 k05; do
+	step "dram.$k" "$r/dram_$k.txt" 60 "$(command -v ncu || echo /usr/local/cuda/bin/ncu)" --clock-control none \
+		--metrics dram__bytes_read.sum,dram__bytes_write.sum -k "regex:^${k}_gemm" -c 1 \
+		"$h/fuser" profile llama3_8b -dims B=1,S=1,T=4096 -kernels "$h/kernels"
+	grep -E 'dram__bytes|replay|pass' "$r/dram_$k.txt" | sed "s|^|  dram.$k |" >>"$sum"
+done
 # Last, as the call's time allows: OUT/ncu/ncu.tgz after every kernel.
 NCU_TIMEOUT=50 "$h/ncu.sh" "$OUT/ncu" k01_b1:'^k01_gemm':B=1,S=1,T=4096 \
 	k02_b1:'^k02_att':B=1,S=1,T=4096 k01_b16:'^k01_gemm':B=16,S=1,T=4096 >"$r/ncu.log" 2>&1
