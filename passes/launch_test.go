@@ -1,6 +1,8 @@
 package passes_test
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -374,6 +376,64 @@ func TestGemmWGFallbackExplained(t *testing.T) {
 		}
 		if logged != (tc.ask && !tc.wg) {
 			t.Errorf("%s (asked %v): the fallback logged %v, log %v", tc.mm, tc.ask, logged, st.Log)
+		}
+	}
+}
+
+// TestGemvNarrowLaunch checks the one-row GEMVs of the Llama-3-8B decode
+// step when the passes ask codegen for narrow tiles (Options.GemvTiles):
+// the narrowest tiles in 16-slot steps that fit the SMs a block each, K
+// unsplit and no partials, on the H200 (132 SMs: QKV 130 tiles of 48
+// slots, its RoPE pairs whole; O and down 128 of 32) and the A100 (108:
+// QKV 96 of 64, O and down 86 of 48); gate/up's 112 tiles of 256 as
+// before. The choice is in the log. Where codegen refuses, or is not
+// asked, K is split as before.
+func TestGemvNarrowLaunch(t *testing.T) {
+	g := load(t, specs.Default)
+	dims := map[string]int64{"B": 1, "S": 1, "T": 4096}
+	for _, tt := range []struct {
+		target plan.Target
+		want   map[string][2]int64 // kernel: tiles, slots
+	}{
+		{plan.H200, map[string][2]int64{"k01_gemm_matmul_rope_append": {130, 48}, "k03_gemm_matmul_add": {128, 32}, "k05_gemm_matmul_silu_mul": {112, 256}, "k06_gemm_matmul_add": {128, 32}}},
+		{plan.A100, map[string][2]int64{"k01_gemm_matmul_rope_append": {96, 64}, "k03_gemm_matmul_add": {86, 48}, "k05_gemm_matmul_silu_mul": {112, 256}, "k06_gemm_matmul_add": {86, 48}}},
+	} {
+		st, err := passes.Run(g, passes.Fused, passes.Options{Dims: dims, Target: tt.target, GemvTiles: cuda.GemvTiles})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, k := range st.Plan.Kernels {
+			l := k.Launch
+			w, ok := tt.want[k.Name]
+			if !ok {
+				continue
+			}
+			n++
+			if l.Variant != plan.VariantGemv || l.Grid != [3]int64{w[0], 1, 1} || l.Tile[1] != w[1] || l.Splits != 1 || l.WorkspaceFloats != 0 {
+				t.Errorf("%s %s: %s tile %v, %d partials; want %d tiles of %d slots, unsplit", tt.target.Name, k.Name, l, l.Tile, l.WorkspaceFloats, w[0], w[1])
+			}
+			if w[1] < plan.GemvCols {
+				wantLog(t, st.Log, "launch", true, fmt.Sprintf("%s: %d GEMV tiles of %d slots fill the SMs, K unsplit", k.Name, w[0], w[1]))
+			}
+		}
+		if n != len(tt.want) {
+			t.Errorf("%s: %d of the GEMVs planned, want %d", tt.target.Name, n, len(tt.want))
+		}
+	}
+	refuse := func(*plan.Plan, *plan.Kernel, int) (int64, error) { return 0, errors.New("refused") }
+	for _, tiles := range []func(*plan.Plan, *plan.Kernel, int) (int64, error){nil, refuse} {
+		st, err := passes.Run(g, passes.Fused, passes.Options{Dims: dims, Target: plan.H200, GemvTiles: tiles})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range st.Plan.Kernels {
+			if k.Name == "k01_gemm_matmul_rope_append" && (k.Launch.Splits != 5 || k.Launch.Tile[1] != plan.GemvCols) {
+				t.Errorf("GemvTiles %v: %s %s, want 5 splits of 256-column tiles", tiles != nil, k.Name, k.Launch)
+			}
+		}
+		if tiles != nil {
+			wantLog(t, st.Log, "launch", false, "k01_gemm_matmul_rope_append: no narrow GEMV tiles: refused")
 		}
 	}
 }
