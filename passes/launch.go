@@ -9,10 +9,10 @@ import (
 
 // Launch-plan constants. GEMV blocks own plan.GemvCols output columns
 // (narrower tiles at one row: gemvNarrow) and split K while the grid fits
-// the SMs one block each (the kernel, with its tensor-core path, holds one
-// block an SM), each split at least gemvMinSplitK rows; GEMM grids give a block to gemmBlockCols
-// columns and plan.GemmTileM rows (the kernel's blocks stride over its
-// plan.GemmTileM × plan.GemmTileN tiles).
+// the SMs one block each (the kernel, with its tensor-core path, holds
+// one block an SM), each split at least gemvMinSplitK rows; GEMM grids
+// give a block to gemmBlockCols columns and plan.GemmTileM rows (the
+// kernel's blocks stride over its plan.GemmTileM × plan.GemmTileN tiles).
 const (
 	gemvBlock     = 256
 	gemvMinSplitK = 64

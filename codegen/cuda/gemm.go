@@ -308,19 +308,27 @@ func (k *kgen) gemmKernel() (*generated, error) {
 // launch: every item has at least one of the launch's rows, so units × row
 // chunks is at most Grid[1] × Tile[0]. It needs a constant tile count.
 func (g *gemmModel) maxItems(l *plan.Launch) (int64, bool) {
+	tiles, ok := g.constTiles(g.gemvTN())
+	return l.Grid[1] * l.Tile[0] * tiles, ok
+}
+
+// constTiles is the column tiles of tn slots over the epilogue's
+// segments, false where the column count or a segment's tile count is
+// bound at run time.
+func (g *gemmModel) constTiles(tn int) (int64, bool) {
 	n, ok := g.n.value()
 	if !ok {
 		return 0, false
 	}
 	var tiles int64
 	for i := range g.epi.segs {
-		t := g.epi.segs[i].tiles(g.gemvTN(), ixc(n))
+		t := g.epi.segs[i].tiles(tn, ixc(n))
 		if !t.k {
 			return 0, false
 		}
 		tiles += t.n
 	}
-	return l.Grid[1] * l.Tile[0] * tiles, true
+	return tiles, true
 }
 
 // gemvTN is the GEMV tile's slot count: gemvTN when the right operand is
@@ -384,14 +392,9 @@ func GemvTiles(p *plan.Plan, pk *plan.Kernel, tn int) (int64, error) {
 	if err := g.narrowRefusal(); err != nil {
 		return 0, err
 	}
-	n, _ := g.n.value()
-	var tiles int64
-	for i := range g.epi.segs {
-		t := g.epi.segs[i].tiles(tn, ixc(n))
-		if !t.k {
-			return 0, fmt.Errorf("segment %d has a tile count bound at run time", i)
-		}
-		tiles += t.n
+	tiles, ok := g.constTiles(tn)
+	if !ok {
+		return 0, fmt.Errorf("the tile count of %s's columns is bound at run time", g.o.Ref())
 	}
 	return tiles, nil
 }
