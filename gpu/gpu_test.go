@@ -35,8 +35,15 @@ func TestCasesDeterministic(t *testing.T) {
 		if c.Dims["B"]*c.Dims["S"] > 16 {
 			kinds["gemm"] = true
 		}
+		if c.Dims["B"]*c.Dims["S"] == 1 && !strings.HasPrefix(c.Spec, "mat_") {
+			kinds["one row "+c.Spec] = true
+		}
 	}
-	for _, want := range append(specs.Names(), "attn_paged", "attn_ragged", "T=1", "long T", "gemm") {
+	wants := append(specs.Names(), "attn_paged", "attn_ragged", "T=1", "long T", "gemm")
+	for _, name := range specs.Names() {
+		wants = append(wants, "one row "+name)
+	}
+	for _, want := range wants {
 		if !kinds[want] {
 			t.Errorf("no case covers %s", want)
 		}

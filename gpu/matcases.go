@@ -19,7 +19,7 @@ input  x : {{dt}}[{{xdims}}]
 input  r : {{dt}}[B, S, N]
 param  w : {{dt}}[K, {{wn}}]
 param  c : {{dt}}[{{wn}}]
-output y : {{out}}[B, S, N]
+{{params}}output y : {{out}}[B, S, N]
 {{body}}
 `
 
@@ -31,18 +31,25 @@ type matEpilogue struct {
 	// xdims is the left operand's dims as the input is stored (B, S, K
 	// when empty).
 	xdims string
+	// params declares the layer's other params (a norm's weights).
+	params string
 }
 
 var matEpilogues = map[string]matEpilogue{
 	// bias and residual: the decode step's o and down projections
-	"res": {"N", "y = r + (x @ w + c)", false, ""},
+	"res": {"N", "y = r + (x @ w + c)", false, "", ""},
 	// bias, then SwiGLU across the split halves of one weight (as gate/up)
-	"swiglu": {"2*N", "g, u = split(x @ w + c, [N, N], axis=-1)\ny = silu(g) * u + r", false, ""},
+	"swiglu": {"2*N", "g, u = split(x @ w + c, [N, N], axis=-1)\ny = silu(g) * u + r", false, "", ""},
 	// the sum cast to f32, times the other input cast
-	"cast": {"N", "y = cast(x @ w + c, f32) * cast(r, f32)", true, ""},
+	"cast": {"N", "y = cast(x @ w + c, f32) * cast(r, f32)", true, "", ""},
 	// bias and residual over a left operand stored sequence-major, read
 	// through a transposing view: its rows are not one stride apart
-	"tres": {"N", "y = r + (transpose(x, [1, 0, 2]) @ w + c)", false, "S, B, K"},
+	"tres": {"N", "y = r + (transpose(x, [1, 0, 2]) @ w + c)", false, "S, B, K", ""},
+	// RMSNorm of the left operand (the decode step's attention and MLP
+	// norms), bias and residual: at one row, the GEMV's prologue
+	"rmsres": {"N", "y = r + ((x * rsqrt(mean(x * x, axis=-1) + 1e-5) * g) @ w + c)", false, "", "param  g : {{dt}}[K]\n"},
+	// LayerNorm with its bias (GPT-2's), its two statistics one pass each
+	"lnres": {"N", "mu = mean(x, axis=-1)\nd = x - mu\nh = d * rsqrt(mean(d * d, axis=-1) + 1e-5) * g + e\ny = r + (h @ w + c)", false, "", "param  g : {{dt}}[K]\nparam  e : {{dt}}[K]\n"},
 }
 
 // MatLayer builds mat_<epilogue>_<dtype>_<K>x<N> (matEpilogues; bf16 or
@@ -65,7 +72,7 @@ func MatLayer(variant string) (*ir.Graph, error) {
 	if xdims == "" {
 		xdims = "B, S, K"
 	}
-	src := matLayer
+	src := strings.ReplaceAll(matLayer, "{{params}}", e.params)
 	for key, v := range map[string]string{"name": variant, "k": fmt.Sprint(k), "n": fmt.Sprint(n), "dt": dt, "wn": e.wn, "out": out, "body": e.body, "xdims": xdims} {
 		src = strings.ReplaceAll(src, "{{"+key+"}}", v)
 	}
@@ -140,5 +147,18 @@ func matCases() []struct {
 	add("cast_bf16_777x2056", 1, 1)
 	add("res_bf16_1000x4099", 1, 1)
 	add("res_f16_1032x3000", 1, 1)
+	// A norm of the left operand, which a one-row GEMV computes as its
+	// prologue (passes' prologue): RMSNorm over K 1001 (no 8-position
+	// vectors) into 33 tiles of 16; LayerNorm in f16 over K 777 into 17;
+	// RMSNorm over K 5000 into 129 tiles of 16, staged in two chunks (the
+	// second from position 4096), and over K 4104 into 120 columns, K
+	// split (each split stages its part of the row, each computes the
+	// row's statistics). At three rows the tensor-core GEMV reads the
+	// norm's output from memory.
+	add("rmsres_bf16_1001x517", 1, 1)
+	add("lnres_f16_777x260", 1, 1)
+	add("rmsres_bf16_5000x2056", 1, 1)
+	add("rmsres_bf16_4104x120", 1, 1)
+	add("lnres_f16_777x260", 3, 1)
 	return out
 }

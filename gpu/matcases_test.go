@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -75,20 +76,16 @@ func TestMatCasesNarrow(t *testing.T) {
 		"res_f16_1032x3000":     {32, 94},
 		"cast_bf16_1001x517":    {16, 33},
 		"res_f16_777x260":       {16, 17},
+		"rmsres_bf16_1001x517":  {16, 33},
+		"lnres_f16_777x260":     {16, 17},
+		"rmsres_bf16_5000x2056": {16, 129},
 	}
 	seen := map[string]bool{}
 	for _, mc := range matCases() {
 		if mc.dims["B"]*mc.dims["S"] != 1 {
 			continue
 		}
-		g, err := MatLayer(mc.variant)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := NewPlan(g, mc.dims, true)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := fusedMatPlan(t, mc.variant, mc.dims)
 		for _, k := range p.Plan.Kernels {
 			l := k.Launch
 			if l.Variant != plan.VariantGemv {
@@ -109,4 +106,62 @@ func TestMatCasesNarrow(t *testing.T) {
 			t.Errorf("no one-row GEMV of %s in the matmul cases", v)
 		}
 	}
+}
+
+// TestMatCasesPrologue checks that the norm cases of matCases plan their
+// norm as the GEMV's prologue at one row, one kernel, its L2 reads of the
+// norm's inputs modelled for every block beyond the first, and keep the
+// norm's row kernel at three rows.
+func TestMatCasesPrologue(t *testing.T) {
+	seen := 0
+	for _, mc := range matCases() {
+		if !strings.HasPrefix(mc.variant, "rmsres") && !strings.HasPrefix(mc.variant, "lnres") {
+			continue
+		}
+		seen++
+		p := fusedMatPlan(t, mc.variant, mc.dims)
+		one := mc.dims["B"]*mc.dims["S"] == 1
+		ks := p.Plan.Kernels
+		if one != (len(ks) == 1 && len(ks[0].Prologue()) > 0) {
+			t.Errorf("%s %v: %d kernels, the first with %d prologue ops; want a prologue: %v", mc.variant, mc.dims, len(ks), len(ks[0].Prologue()), one)
+			continue
+		}
+		if !one {
+			continue
+		}
+		cs, err := p.Plan.Costs(p.Dims)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var k, n int64
+		if _, err := fmt.Sscanf(strings.SplitN(mc.variant, "_", 3)[2], "%dx%d", &k, &n); err != nil {
+			t.Fatal(err)
+		}
+		norm := 2 * k // g, and for LayerNorm e
+		if strings.HasPrefix(mc.variant, "lnres") {
+			norm *= 2
+		}
+		l := ks[0].Launch
+		blocks := l.Grid[0] * l.Grid[1] * l.Grid[2]
+		if want := (blocks-1)*(2*k+norm) + l.WorkspaceFloats*4; cs[0].L2Bytes != want {
+			t.Errorf("%s: L2 %d bytes, want %d (x and the norm's weights for %d more blocks, %d partials)", mc.variant, cs[0].L2Bytes, want, blocks-1, l.WorkspaceFloats)
+		}
+	}
+	if seen != 5 {
+		t.Errorf("%d norm cases, want 5", seen)
+	}
+}
+
+// fusedMatPlan plans the fused matmul layer variant at dims on the H200.
+func fusedMatPlan(t *testing.T, variant string, dims map[string]int64) *Plan {
+	t.Helper()
+	g, err := MatLayer(variant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPlan(g, dims, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

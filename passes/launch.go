@@ -84,28 +84,10 @@ func launchOf(s *State, k *plan.Kernel) (*plan.Launch, error) {
 // wgmma GEMM takes (Options.GemmWGMMA), the mma.sync tiles otherwise, a
 // refusal logged.
 func gemmLaunch(s *State, k *plan.Kernel, eval func(ir.Dim) int64) *plan.Launch {
-	mm := k.Nodes[0]
-	a, b, out := mm.Args[0].Type.Shape, mm.Args[1].Type.Shape, mm.Outs[0].Type.Shape
-	m, n, kk := eval(a[len(a)-2]), eval(out[len(out)-1]), eval(a[len(a)-1])
-	// The rows of one GEMM, as the kernel counts them (codegen/cuda's
-	// gemmModel): a batch axis the right operand lacks or broadcasts folds
-	// into the rows (a 2-D weight is shared by every row), one it has is a
-	// unit, and H query heads over G kv heads are G units of H/G row groups.
-	batch := int64(1)
-	r := len(out)
-	for i, d := range out[:r-2] {
-		size := eval(d)
-		j := i - (r - len(b))
-		switch {
-		case len(b) <= 2 || j < 0 || eval(b[j]) == 1:
-			m *= size
-		case eval(b[j]) == size:
-			batch *= size
-		default:
-			m *= size / max(eval(b[j]), 1)
-			batch *= eval(b[j])
-		}
-	}
+	mm := k.Anchor()
+	a, out := mm.Args[0].Type.Shape, mm.Outs[0].Type.Shape
+	n, kk := eval(out[len(out)-1]), eval(a[len(a)-1])
+	m, batch := gemmRows(mm, eval)
 	if m > plan.GemvMaxRows {
 		wg := s.Target.WGMMA && wgmmaOperands(mm)
 		if wg && s.gemmWGMMA != nil {
@@ -159,6 +141,31 @@ func gemmLaunch(s *State, k *plan.Kernel, eval func(ir.Dim) int64) *plan.Launch 
 		l.WorkspaceFloats = split * l.Grid[1] * l.Tile[0] * n
 	}
 	return l
+}
+
+// gemmRows is the rows of one GEMM of matmul mm and the GEMMs' count
+// (units), as the kernel counts them (codegen/cuda's gemmModel): a batch
+// axis the right operand lacks or broadcasts folds into the rows (a 2-D
+// weight is shared by every row), one it has is a unit, and H query heads
+// over G kv heads are G units of H/G row groups.
+func gemmRows(mm *ir.Node, eval func(ir.Dim) int64) (m, units int64) {
+	a, b, out := mm.Args[0].Type.Shape, mm.Args[1].Type.Shape, mm.Outs[0].Type.Shape
+	m, units = eval(a[len(a)-2]), 1
+	r := len(out)
+	for i, d := range out[:r-2] {
+		size := eval(d)
+		j := i - (r - len(b))
+		switch {
+		case len(b) <= 2 || j < 0 || eval(b[j]) == 1:
+			m *= size
+		case eval(b[j]) == size:
+			units *= size
+		default:
+			m *= size / max(eval(b[j]), 1)
+			units *= eval(b[j])
+		}
+	}
+	return m, units
 }
 
 // gemvNarrow is the launch of a one-row GEMV whose tiles of

@@ -391,12 +391,14 @@ func TestGemmWGFallbackExplained(t *testing.T) {
 func TestGemvNarrowLaunch(t *testing.T) {
 	g := load(t, specs.Default)
 	dims := map[string]int64{"B": 1, "S": 1, "T": 4096}
+	// The QKV GEMV, with the attention norm as its prologue.
+	const qkv = "k00_gemm_matmul_rope_append_mul_etc"
 	for _, tt := range []struct {
 		target plan.Target
 		want   map[string][2]int64 // kernel: tiles, slots
 	}{
-		{plan.H200, map[string][2]int64{"k01_gemm_matmul_rope_append": {130, 48}, "k03_gemm_matmul_add": {128, 32}, "k05_gemm_matmul_silu_mul": {112, 256}, "k06_gemm_matmul_add": {128, 32}}},
-		{plan.A100, map[string][2]int64{"k01_gemm_matmul_rope_append": {96, 64}, "k03_gemm_matmul_add": {86, 48}, "k05_gemm_matmul_silu_mul": {112, 256}, "k06_gemm_matmul_add": {86, 48}}},
+		{plan.H200, map[string][2]int64{qkv: {130, 48}, "k02_gemm_matmul_add": {128, 32}, "k03_gemm_matmul_silu_mul_mean_etc": {112, 256}, "k04_gemm_matmul_add": {128, 32}}},
+		{plan.A100, map[string][2]int64{qkv: {96, 64}, "k02_gemm_matmul_add": {86, 48}, "k03_gemm_matmul_silu_mul_mean_etc": {112, 256}, "k04_gemm_matmul_add": {86, 48}}},
 	} {
 		st, err := passes.Run(g, passes.Fused, passes.Options{Dims: dims, Target: tt.target, GemvTiles: cuda.GemvTiles})
 		if err != nil {
@@ -428,12 +430,12 @@ func TestGemvNarrowLaunch(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, k := range st.Plan.Kernels {
-			if k.Name == "k01_gemm_matmul_rope_append" && (k.Launch.Splits != 5 || k.Launch.Tile[1] != plan.GemvCols) {
+			if k.Name == qkv && (k.Launch.Splits != 5 || k.Launch.Tile[1] != plan.GemvCols) {
 				t.Errorf("GemvTiles %v: %s %s, want 5 splits of 256-column tiles", tiles != nil, k.Name, k.Launch)
 			}
 		}
 		if tiles != nil {
-			wantLog(t, st.Log, "launch", false, "k01_gemm_matmul_rope_append: no narrow GEMV tiles: refused")
+			wantLog(t, st.Log, "launch", false, qkv+": no narrow GEMV tiles: refused")
 		}
 	}
 }

@@ -74,6 +74,9 @@ type State struct {
 	// apart are the ops (by their first result's reference) kept out of
 	// fusion, with why (Options.Check).
 	apart map[string]string
+	// noPrologue are the matmuls (by their result's reference) whose
+	// kernel codegen refused with a prologue, with why (Options.Check).
+	noPrologue map[string]string
 }
 
 // keptApart reports why n may not join another op's kernel, or "".
@@ -92,6 +95,7 @@ var Fused = []Pass{
 	{Name: "epilogue", Doc: "matmul kernels absorb their element-wise consumers: bias, activation, residual, SwiGLU, RoPE, KV append", Partial: true, Run: epilogue},
 	{Name: "rows", Doc: "element-wise chains and trees over the same rows become one kernel, with row reductions chained while those before are per-row statistics", Partial: true, Run: rows},
 	{Name: "kernels", Doc: "every remaining op becomes a kernel of its own; kernels ordered", Run: kernels},
+	{Name: "prologue", Doc: "a one-row GEMV computes its left operand's row itself where a row kernel (a norm) produced it for that GEMV alone", Bound: true, Run: prologue},
 	{Name: "layout", Doc: "a value every reader reads through one permuting view is stored in the order they read it", Bound: true, Run: layout},
 	{Name: "memory", Doc: "liveness-based static arena with fixed offsets", Bound: true, Run: memory},
 	{Name: "launch", Doc: "grids and blocks; split-KV count from batch × kv-heads × context against the SMs; split-K of GEMVs and of the wgmma GEMM where their tiles leave SMs idle", Bound: true, Run: launch},
@@ -157,9 +161,9 @@ type Options struct {
 // fused kernel, each time keeping the refused kernels' absorbed ops (by
 // value: the passes are deterministic) out of fusion.
 func Run(g *ir.Graph, passes []Pass, opt Options) (*State, error) {
-	apart := map[string]string{}
+	apart, noPrologue := map[string]string{}, map[string]string{}
 	for {
-		s, err := run(g, passes, opt, apart)
+		s, err := run(g, passes, opt, apart, noPrologue)
 		if err != nil || opt.Check == nil || s.Plan == nil || s.Dims == nil {
 			return s, err
 		}
@@ -172,8 +176,15 @@ func Run(g *ir.Graph, passes []Pass, opt Options) (*State, error) {
 			if cerr == nil {
 				continue
 			}
-			for _, n := range k.Nodes[1:] {
-				if ref := n.Outs[0].Ref(); apart[ref] == "" {
+			// A refused prologue goes back to its row kernel first.
+			if len(k.Prologue()) > 0 {
+				noPrologue[k.Anchor().Outs[0].Ref()] = fmt.Sprintf("codegen refused the kernel with it: %v", cerr)
+				more = true
+				continue
+			}
+			anchor := k.Anchor()
+			for _, n := range k.Nodes {
+				if ref := n.Outs[0].Ref(); n != anchor && apart[ref] == "" {
 					apart[ref] = fmt.Sprintf("codegen refused the kernel it joined: %v", cerr)
 					more = true
 				}
@@ -186,15 +197,15 @@ func Run(g *ir.Graph, passes []Pass, opt Options) (*State, error) {
 }
 
 // run is one run of the passes, with the ops of apart (value reference →
-// why) kept out of fusion.
-func run(g *ir.Graph, passes []Pass, opt Options, apart map[string]string) (*State, error) {
+// why) kept out of fusion and the matmuls of noPrologue given no prologue.
+func run(g *ir.Graph, passes []Pass, opt Options, apart, noPrologue map[string]string) (*State, error) {
 	if opt.Target.SMs == 0 {
 		opt.Target = plan.H200
 	}
 	if err := opt.Target.Verify(); err != nil {
 		return nil, err
 	}
-	s := &State{Graph: g.Clone(), Dims: opt.Dims, Target: opt.Target, DecodeSplitKeys: opt.DecodeSplitKeys, SIMTAttention: opt.SIMTAttention, gemmWGMMA: opt.GemmWGMMA, gemvTiles: opt.GemvTiles, kernelOf: map[*ir.Node]*plan.Kernel{}, apart: apart}
+	s := &State{Graph: g.Clone(), Dims: opt.Dims, Target: opt.Target, DecodeSplitKeys: opt.DecodeSplitKeys, SIMTAttention: opt.SIMTAttention, gemmWGMMA: opt.GemmWGMMA, gemvTiles: opt.GemvTiles, kernelOf: map[*ir.Node]*plan.Kernel{}, apart: apart, noPrologue: noPrologue}
 	for _, p := range passes {
 		if p.Bound && s.Dims == nil {
 			continue

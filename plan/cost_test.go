@@ -210,19 +210,22 @@ z = silu(h @ wb)
 	if load.BytesRead != wantLoad || load.BytesWritten != wantLoad || load.Launches != 2 || load.Flops != 64 || len(st.Plan.Folded()) != 2 {
 		t.Errorf("load stage %+v, want %d bytes read and written, 64 FLOPs, 2 launches", load, wantLoad)
 	}
-	// Step: the norm reads x and the folded 1 + wn and writes h; the GEMV
-	// reads h and the joined weight and writes y and z (its epilogue's
-	// silu), plus its split-K partials.
-	var partials int64
+	// Step: the one-row GEMV computes the norm as its prologue from x and
+	// the folded 1 + wn, each block reading them (the first from HBM, the
+	// rest from L2), reads the joined weight and writes y and z (its
+	// epilogue's silu), plus its split-K partials.
+	var partials, blocks int64
 	for _, k := range st.Plan.Kernels {
 		if k.Launch.Variant == plan.VariantGemv {
 			partials += k.Launch.WorkspaceFloats * 4
+			blocks += k.Launch.Grid[0] * k.Launch.Grid[1] * k.Launch.Grid[2]
 		}
 	}
-	wantRead := int64(64*4+64*4) + int64(64*4+64*128*4) + partials
-	wantWritten := int64(64*4) + int64(128*4) + partials
-	if step.BytesRead != wantRead || step.BytesWritten != wantWritten || step.Launches != 2 {
-		t.Errorf("step %+v, want %d bytes read, %d written, 2 launches:\n%s", step, wantRead, wantWritten, st.Plan)
+	wantRead := int64(64*4+64*4) + int64(64*128*4) + partials
+	wantWritten := int64(128*4) + partials
+	wantL2 := (blocks-1)*(64*4+64*4) + partials
+	if step.BytesRead != wantRead || step.BytesWritten != wantWritten || step.L2Bytes != wantL2 || step.Launches != 1 || blocks == 0 {
+		t.Errorf("step %+v, want %d bytes read, %d written, %d from L2, 1 launch:\n%s", step, wantRead, wantWritten, wantL2, st.Plan)
 	}
 	if step.Load || !load.Load {
 		t.Errorf("totals marked load %v (step) and %v (load)", step.Load, load.Load)

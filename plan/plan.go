@@ -57,6 +57,35 @@ type Kernel struct {
 	Load bool
 }
 
+// Anchor is the op a kernel is built around: a Gemm kernel's matmul (its
+// prologue, a row computation of the matmul's left operand, comes before
+// it in Nodes), the first node otherwise.
+func (k *Kernel) Anchor() *ir.Node {
+	if k.Strategy == Gemm {
+		for _, n := range k.Nodes {
+			if n.Op == ir.OpMatmul {
+				return n
+			}
+		}
+	}
+	return k.Nodes[0]
+}
+
+// Prologue is a Gemm kernel's nodes before its matmul: the row computation
+// of the matmul's left operand that the kernel runs itself (the prologue
+// pass), nil for any other kernel.
+func (k *Kernel) Prologue() []*ir.Node {
+	if k.Strategy != Gemm {
+		return nil
+	}
+	for i, n := range k.Nodes {
+		if n.Op == ir.OpMatmul {
+			return k.Nodes[:i]
+		}
+	}
+	return nil
+}
+
 // Plan is a layer as an ordered list of kernels.
 type Plan struct {
 	Graph   *ir.Graph
@@ -219,11 +248,13 @@ func Root(v *ir.Value) *ir.Value {
 	return v
 }
 
-// kernelName is a deterministic name: index, strategy and the ops it fuses.
+// kernelName is a deterministic name: index, strategy and the ops it
+// fuses, its anchor's first (a Gemm kernel's prologue after its matmul).
 func kernelName(i int, k *Kernel) string {
 	var ops []string
 	seen := map[string]bool{}
-	for _, n := range k.Nodes {
+	pro := k.Prologue()
+	for _, n := range append(append([]*ir.Node(nil), k.Nodes[len(pro):]...), pro...) {
 		if IsView(n.Op) {
 			continue
 		}

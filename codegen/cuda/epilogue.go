@@ -63,7 +63,7 @@ func newEpilogue(g *gemmModel) (*epilogue, error) {
 	for _, o := range k.pk.Outputs {
 		isOut[o] = true
 	}
-	for _, n := range k.pk.Nodes {
+	for _, n := range append([]*ir.Node{g.mm}, g.epiNodes()...) {
 		if n != g.mm {
 			for _, a := range n.Args {
 				if ep.isDerived(a) {
@@ -257,7 +257,7 @@ func anchoredAt(cs []cond, env map[string]int64) bool {
 func (ep *epilogue) segments() error {
 	n, ok := ep.g.n.value()
 	interacts := false
-	for _, nd := range ep.g.k.pk.Nodes[1:] {
+	for _, nd := range ep.g.epiNodes() {
 		cnt := 0
 		for _, a := range nd.Args {
 			if ep.isDerived(a) {

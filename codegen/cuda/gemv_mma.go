@@ -18,9 +18,10 @@ import (
 // gemvMMA reports whether the kernel's GEMV takes 2 to 64 rows on tensor
 // cores: ringOperands, 8 warps a block, and the tiles of gemvRowTN
 // columns its rings fill (a launch of narrow tiles plans one row, which
-// the CUDA cores take).
+// the CUDA cores take), without a prologue (the rings copy the left
+// operand from memory).
 func (g *gemmModel) gemvMMA() bool {
-	return g.ringOperands() && g.k.nt == 256 && g.narrow == 0
+	return g.ringOperands() && g.k.nt == 256 && g.narrow == 0 && len(g.pro) == 0
 }
 
 // ringOperands reports whether the operands are what the tensor-core

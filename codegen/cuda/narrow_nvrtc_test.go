@@ -3,6 +3,7 @@
 package cuda
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -19,15 +20,20 @@ import (
 // first half with GELU in 32, the output projection's 768 columns in 16,
 // each tile's weight all in flight at once). Each narrow GEMV must compile without a
 // spill, stream its weight in 16-byte loads, and join no split (no
-// arrival counter, no acq_rel add).
+// arrival counter, no acq_rel add). The GEMVs after the norms (Llama's
+// RMSNorms, GPT-2's LayerNorms) compute them as their prologues: the
+// steps are 5 kernels, and those GEMVs stage no operand from memory
+// (codegen took the prologues, or the plan would have kept the norms'
+// row kernels).
 func TestNarrowGemvNVRTC(t *testing.T) {
 	for _, tc := range []struct {
 		spec string
 		dims map[string]int64
 		want map[string]int64 // kernel name prefix: tile slots
+		pro  []string         // the kernels with a prologue
 	}{
-		{"llama3_8b", map[string]int64{"B": 1, "S": 1, "T": 4096}, map[string]int64{"k01_": 48, "k03_": 32, "k06_": 32}},
-		{"gpt2", map[string]int64{"B": 1, "S": 1, "T": 1024}, map[string]int64{"k01_": 32, "k03_": 16, "k05_": 32}},
+		{"llama3_8b", map[string]int64{"B": 1, "S": 1, "T": 4096}, map[string]int64{"k00_": 48, "k02_": 32, "k04_": 32}, []string{"k00_gemm_matmul_rope_append_mul_etc", "k03_gemm_matmul_silu_mul_mean_etc"}},
+		{"gpt2", map[string]int64{"B": 1, "S": 1, "T": 1024}, map[string]int64{"k00_": 32, "k02_": 16, "k03_": 32}, []string{"k00_gemm_matmul_add_append_mean_etc", "k03_gemm_matmul_add_gelu_mean_etc"}},
 	} {
 		g := parseSpec(t, tc.spec)
 		full, err := bindDims(g, tc.dims)
@@ -50,6 +56,15 @@ func TestNarrowGemvNVRTC(t *testing.T) {
 			if k.Spills() {
 				t.Errorf("%s: %s spills (%d bytes stores, %d bytes loads, %d registers)", tc.spec, k.Name, k.SpillStores, k.SpillLoads, k.Registers)
 			}
+		}
+		var pro []string
+		for _, k := range st.Plan.Kernels {
+			if len(k.Prologue()) > 0 {
+				pro = append(pro, k.Name)
+			}
+		}
+		if len(st.Plan.Kernels) != 5 || !slices.Equal(pro, tc.pro) {
+			t.Errorf("%s: %d kernels, prologues in %v; want 5, in %v", tc.spec, len(st.Plan.Kernels), pro, tc.pro)
 		}
 		narrow := 0
 		for _, k := range st.Plan.Kernels {

@@ -44,29 +44,7 @@ func (k *kgen) rowKernel() (string, error) {
 	if len(out0) == 0 {
 		return "", fmt.Errorf("row kernel %s: scalar outputs are not supported", k.pk.Name)
 	}
-	r := len(out0) - 1
-	dom := out0[:r]
-	// level is the number of the row's reductions a value needs: that of
-	// the last one it depends on, counting from 1 (0: none).
-	var reds []*ir.Node
-	level := map[*ir.Value]int{}
-	for _, n := range k.pk.Nodes {
-		l := 0
-		for _, a := range n.Args {
-			l = max(l, level[rootOf(a)])
-		}
-		if n.Op.Info().Pattern == ir.Reduction {
-			if m := len(reds); m > 0 && !plan.RowStatistic(reds[m-1]) {
-				return "", fmt.Errorf("row kernel %s: %s after %s, which keeps the whole row", k.pk.Name, n.Op, reds[m-1].Op)
-			}
-			reds = append(reds, n)
-			l = len(reds)
-		}
-		for _, o := range n.Outs {
-			level[o] = l
-		}
-	}
-
+	dom := out0[:len(out0)-1]
 	var body writer
 	body.indent = 1
 	body.line("const i64 rows = %s;", ixp(numel(dom)))
@@ -80,6 +58,49 @@ func (k *kgen) rowKernel() (string, error) {
 		body.line("const i64 %s = %s;", name, rowIdx[i])
 		rowIdx[i] = ixv(name)
 	}
+	cached, err := k.rowPasses(&body, k.pk.Nodes, k.pk.Outputs, rowIdx, nil)
+	if err != nil {
+		return "", err
+	}
+	if cached {
+		k.minBlocks = rowCacheBlocks
+	}
+	body.close()
+	return body.String(), nil
+}
+
+// rowStore puts the value x of a row output o at index idx where a row
+// computation does not store it to memory (a GEMV's prologue stages it).
+type rowStore func(s *sink, o *ir.Value, idx []ix, x string) error
+
+// rowPasses writes into body the computation of the row at rowIdx (its
+// coordinates over the row domain) by nodes, a row kernel's ops: a pass
+// over the row for each reduction, then the outputs outs, stored to
+// memory, or by to where it is set. Where a ragged row axis leaves the row
+// out, it stores zeros and continues the loop around it. cached says
+// whether the passes share chunks of the row in registers (rowCache).
+func (k *kgen) rowPasses(body *writer, nodes []*ir.Node, outs []*ir.Value, rowIdx []ix, to rowStore) (cached bool, err error) {
+	// level is the number of the row's reductions a value needs: that of
+	// the last one it depends on, counting from 1 (0: none).
+	var reds []*ir.Node
+	level := map[*ir.Value]int{}
+	for _, n := range nodes {
+		l := 0
+		for _, a := range n.Args {
+			l = max(l, level[rootOf(a)])
+		}
+		if n.Op.Info().Pattern == ir.Reduction {
+			if m := len(reds); m > 0 && !plan.RowStatistic(reds[m-1]) {
+				return false, fmt.Errorf("row kernel %s: %s after %s, which keeps the whole row", k.pk.Name, n.Op, reds[m-1].Op)
+			}
+			reds = append(reds, n)
+			l = len(reds)
+		}
+		for _, o := range n.Outs {
+			level[o] = l
+		}
+	}
+
 	// idxAt is the index of a value of the kernel's rank at position jj.
 	idxAt := func(v *ir.Value, jj ix) []ix {
 		s := shapeOf(v)
@@ -119,11 +140,11 @@ func (k *kgen) rowKernel() (string, error) {
 
 	// Rows that do not exist (a ragged row axis) store zeros.
 	live := ""
-	for _, o := range k.pk.Outputs {
+	for _, o := range outs {
 		if rg := o.Ragged; rg != nil && rg.Axis < len(o.Type.Shape)-1 {
 			n, err := k.validLen(o, idxAt(o, ixc(0)))
 			if err != nil {
-				return "", err
+				return false, err
 			}
 			live = fmt.Sprintf("%s < %s", idxAt(o, ixc(0))[rg.Axis], n)
 			break
@@ -144,7 +165,7 @@ func (k *kgen) rowKernel() (string, error) {
 	for i, red := range reds {
 		rl, err := k.rowReduction(red, &redW[i], scopes[i], hoist, leaf, statLeaf, idxAt, cache)
 		if err != nil {
-			return "", err
+			return false, err
 		}
 		if rl != nil {
 			redLeaf = rl
@@ -158,20 +179,20 @@ func (k *kgen) rowKernel() (string, error) {
 		outs []*ir.Value
 	}
 	var groups []*group
-	for _, o := range k.pk.Outputs {
+	for _, o := range outs {
 		if err := checkDType(o); err != nil {
-			return "", err
+			return false, err
 		}
 		s := shapeOf(o)
 		if s[len(s)-1].isConst(1) {
 			e := &evaluator{k: k, cur: post, leaf: leaf, scopeOf: hoist}
 			x, err := e.eval(o, idxAt(o, ixc(0)))
 			if err != nil {
-				return "", err
+				return false, err
 			}
 			a, err := k.addr(o, idxAt(o, ixc(0)))
 			if err != nil {
-				return "", err
+				return false, err
 			}
 			post.w.line("if (threadIdx.x == 0) fz_st_%s(%s, %s);", dsuf(o.Type.DType), a, x)
 			continue
@@ -201,7 +222,7 @@ func (k *kgen) rowKernel() (string, error) {
 		if ragged != nil {
 			vl, err := k.validLen(ragged, idxAt(ragged, ixc(0)))
 			if err != nil {
-				return "", err
+				return false, err
 			}
 			name := k.fresh("len")
 			bW.line("const i64 %s = fz_min64(%s, %s);", name, vl, n)
@@ -216,6 +237,12 @@ func (k *kgen) rowKernel() (string, error) {
 					if err != nil {
 						return err
 					}
+					if to != nil {
+						if err := to(s, o, idx, x); err != nil {
+							return err
+						}
+						continue
+					}
 					if err := s.store(o, idx, x); err != nil {
 						return err
 					}
@@ -223,25 +250,25 @@ func (k *kgen) rowKernel() (string, error) {
 				return nil
 			}}
 		if err := loop.emit(&bW, post); err != nil {
-			return "", err
+			return false, err
 		}
 		if ragged != nil {
 			if err := k.zeroFill(&bW, outs, valid, n, idxAt); err != nil {
-				return "", err
+				return false, err
 			}
 		}
 	}
 
 	if live != "" {
 		body.open("if (!(%s)) {", live)
-		if err := k.zeroRow(&body, idxAt); err != nil {
-			return "", err
+		if err := k.zeroRow(body, outs, idxAt); err != nil {
+			return false, err
 		}
 		body.line("continue;")
 		body.close()
 	}
 	if cache != nil {
-		cache.declare(&body)
+		cache.declare(body)
 	}
 	body.raw(scW[0].String())
 	for i := range reds {
@@ -249,8 +276,7 @@ func (k *kgen) rowKernel() (string, error) {
 		body.raw(scW[i+1].String())
 	}
 	body.raw(bW.String())
-	body.close()
-	return body.String(), nil
+	return cache != nil && len(cache.decls) > 0, nil
 }
 
 // rootOf follows views to the value they reinterpret.
@@ -275,9 +301,9 @@ func (k *kgen) zeroFill(w *writer, outs []*ir.Value, from, to ix, idxAt func(*ir
 	return nil
 }
 
-// zeroRow stores 0 to every output position of the row.
-func (k *kgen) zeroRow(w *writer, idxAt func(*ir.Value, ix) []ix) error {
-	for _, o := range k.pk.Outputs {
+// zeroRow stores 0 to every position of the row of outputs outs.
+func (k *kgen) zeroRow(w *writer, outs []*ir.Value, idxAt func(*ir.Value, ix) []ix) error {
+	for _, o := range outs {
 		s := shapeOf(o)
 		if err := k.zeroFill(w, []*ir.Value{o}, ixc(0), ixp(s[len(s)-1]), idxAt); err != nil {
 			return err

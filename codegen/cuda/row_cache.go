@@ -94,12 +94,8 @@ func (c *rowCache) require(conds []string) {
 }
 
 // declare writes the shared vector bound and the register arrays; w must
-// come before the first pass. A kernel that caches chunks asks for
-// rowCacheBlocks blocks an SM.
+// come before the first pass.
 func (c *rowCache) declare(w *writer) {
-	if len(c.decls) > 0 {
-		c.k.minBlocks = rowCacheBlocks
-	}
 	w.line("const i64 %s = (%s) ? %d : 0;", c.nv, allOf(c.conds), c.n&^7)
 	for _, d := range c.decls {
 		if packed(d.dt) {

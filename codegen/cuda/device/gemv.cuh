@@ -12,6 +12,9 @@
  *   a(ub, r, k)       the address of element (r, k) of unit ub's left
  *                     operand, b(ub, k, n) of element (k, n) of its right
  *                     operand;
+ *   PRO, stage        a prologue: the left operand is not in memory, and
+ *                     stage<MR, KC>(ub, r0, mr, kc, kl, As) computes what
+ *                     fz_gemv_stage_a would read (no a then);
  *   AK, BK, BN        whether the left operand's K axis, the right's K or
  *                     its N axis is contiguous in memory;
  *   AVEC, BVEC        the alignment, in bytes, of an 8-element vector load;
@@ -145,7 +148,8 @@ FZ_DEV void fz_gemv_tile(const C& c, const i64 ub, const i64 r0, const int mr, c
     for (i64 kc = k0; kc < k1; kc += KC) {
       const int kl = (int)fz_min64(KC, k1 - kc);
       __syncthreads();
-      fz_gemv_stage_a<C, MR, KC>(c, ub, r0, mr, kc, kl, As);
+      if constexpr (C::PRO) c.template stage<MR, KC>(ub, r0, mr, kc, kl, As);
+      else fz_gemv_stage_a<C, MR, KC>(c, ub, r0, mr, kc, kl, As);
       __syncthreads();
       for (int kk = lane * 8; kk < kl; kk += 256) {
         float a[MR][8];
@@ -208,7 +212,8 @@ FZ_DEV void fz_gemv_tile(const C& c, const i64 ub, const i64 r0, const int mr, c
     for (i64 kc = k0; kc < k1; kc += KC) {
       const int kl = (int)fz_min64(KC, k1 - kc);
       __syncthreads();
-      fz_gemv_stage_a<C, MR, KC>(c, ub, r0, mr, kc, kl, As);
+      if constexpr (C::PRO) c.template stage<MR, KC>(ub, r0, mr, kc, kl, As);
+      else fz_gemv_stage_a<C, MR, KC>(c, ub, r0, mr, kc, kl, As);
       __syncthreads();
       constexpr int UF = fz_gemv_in_flight<C, MR, false>();
       if constexpr (C::BN) {
