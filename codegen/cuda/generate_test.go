@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/fuser-dev/fuser/internal/golden"
+	"github.com/fuser-dev/fuser/passes"
 	"github.com/fuser-dev/fuser/plan"
 )
 
@@ -91,8 +92,9 @@ func TestDeterministic(t *testing.T) {
 }
 
 // TestGolden compares representative kernels of the Llama-3-8B layer with
-// testdata: the RMSNorm row kernel and the GEMV with its SwiGLU epilogue
-// (run with -update to accept changes). TestFlashGolden holds the decode
+// testdata: the RMSNorm row kernel, the GEMV with its SwiGLU epilogue, and
+// at one row that GEMV with the norm as its prologue (run with -update to
+// accept changes). TestFlashGolden holds the decode
 // attention kernel.
 func TestGolden(t *testing.T) {
 	c := findConfig(t, "llama3_8b", "fused", 3)
@@ -112,6 +114,22 @@ func TestGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.Check(t, "testdata/row_topk.cu", kernelSource(t, moe, "k06_row_topk"))
+	// At one row the MLP norm is the gate/up GEMV's prologue: its context's
+	// stage runs the norm's passes where rmsnorm.cu's row kernel runs them.
+	g := parseSpec(t, "llama3_8b")
+	dims, err := bindDims(g, map[string]int64{"B": 1, "S": 1, "T": 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := passes.Run(g, passes.Fused, passes.Options{Dims: dims, Check: Emittable, GemmWGMMA: GemmWGMMA, GemvTiles: GemvTiles})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := Generate(st.Plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "testdata/gemv_prologue.cu", kernelSource(t, one, "k03_gemm_matmul_silu_mul_mean_etc"))
 }
 
 // kernelSource extracts a kernel's body functions and entries from a

@@ -6,7 +6,8 @@
 #   .gpu/kernels.tgz            this tree's images of the suite cases of
 #                               one row and the matmul cases (CASES), the
 #                               determinism and ladder tests', and the
-#                               bench steps (BENCH);
+#                               bench steps (BENCH, and SPECS: Mistral,
+#                               Gemma-2 and Qwen at B1 T4096);
 #   .gpu/narrow, .gpu/mid       fuser and the bench steps' images of
 #                               010aa82 (one-row GEMVs in narrow tiles,
 #                               norms as row kernels) and e925a6e (before
@@ -16,11 +17,12 @@ set -eu
 eval "$(scripts/cuda-sdk.sh "${CUDA_DIR:-$(pwd)/.cache/cuda}")"
 CASES='(/B=1,S=1(,|$)|^mat_)'
 BENCH='llama3_8b:B=1,S=1,T=4096;llama3_8b:B=16,S=1,T=4096;gpt2:B=1,S=1,T=1024;gpt2:B=16,S=1,T=1024;'
+SPECS='mistral_swa:B=1,S=1,T=4096;gemma2:B=1,S=1,T=4096;qwen_bias:B=1,S=1,T=4096;'
 root=$(pwd)
 rm -rf .gpu && mkdir -p .gpu
 go test -c -tags cuda -ldflags='-s -w' -o .gpu/gpu.test ./gpu
 go build -tags cuda -ldflags='-s -w' -o .gpu/fuser ./cmd/fuser
-go run -tags nvrtc ./gpu/cmd/gpukernels -out .gpu/kernels -bench "$BENCH" -cases "$CASES"
+go run -tags nvrtc ./gpu/cmd/gpukernels -out .gpu/kernels -bench "$BENCH$SPECS" -cases "$CASES"
 cp bench/compare.py .gpu/
 for pair in narrow:010aa82 mid:e925a6e; do
 	name=${pair%%:*} rev=${pair#*:}

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# round.sh (on the device from the repository root, .gpu carried as
+# build.sh builds it at 88cfcdb): in one call, so that its ratios count,
+#   ab/       fuser bench of the fused Llama-3-8B decode step at B1 and
+#             B16 (T=4096) and of GPT-2 small's at B1 (T=1024, f16), for
+#             mid (e925a6e: one-row GEMVs split K), narrow (010aa82: in
+#             narrow tiles) and new (this tree: the norms the GEMVs'
+#             prologues at one row), two rounds;
+#   suite/    the on-device suite (fused and unfused against the float64
+#             reference) over its one-row and matmul cases (CASES), then
+#             memcheck and racecheck over the prologue cases (SAN);
+#   specs/    new's fused Mistral, Gemma-2 and Qwen decode steps at B1
+#             T4096 (#17: at most 1.25x their floors);
+#   timeline/ new's steps kernel by kernel in one graph replay.
+# In that order: ab round 1, suite (SUITE_TIMEOUT seconds, 240 unless
+# set), timeline, specs, ab round 2; OUT/summary.txt grows after every
+# step.
+set -u
+h=$(pwd)/.gpu
+out=${OUT:?}
+CASES='(/B=1,S=1(,|$)|^mat_)'
+SAN='^(mat_rmsres_bf16_5000x2056/small/B=1|mat_lnres_f16_777x260/small/B=1|mat_rmsres_bf16_4104x120/small/B=1|llama3_8b/small/B=1,S=1|gpt2/small/B=1,S=1)'
+for f in "$h"/*.gz "$h"/narrow/*.gz "$h"/mid/*.gz; do [ -f "$f" ] && gunzip -f "$f"; done
+[ -d "$h/kernels" ] || tar xzf "$h/kernels.tgz" -C "$h"
+chmod +x "$h/gpu.test" "$h/fuser" "$h/narrow/fuser" "$h/mid/fuser"
+mkdir -p "$out/ab" "$out/suite" "$out/specs" "$out/timeline"
+sum=$out/summary.txt
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$out/smi.txt"
+dir() { if [ "$1" = new ]; then echo "$h"; else echo "$h/$1"; fi; }
+# step NAME LOG TIMEOUT CMD...: CMD bounded, its output in LOG, its status
+# and step lines in the summary.
+step() {
+	local name=$1 log=$2 to=$3 start
+	shift 3
+	start=$(date +%s)
+	timeout -k 5 "$to" "$@" >"$log" 2>&1
+	echo "$name: exit $? after $(($(date +%s) - start)) s" >>"$sum"
+	grep -E 'step:' "$log" | sed "s|^|  $name |" >>"$sum"
+}
+ab() {
+	for t in mid narrow new; do
+		d=$(dir $t)
+		step "llama.$t.$1" "$out/ab/llama.$t.$1.txt" 60 "$d/fuser" bench llama3_8b -dims B=1,S=1,T=4096 \
+			-dims B=16,S=1,T=4096 -kernels "$d/kernels" -reps 30 -unfused=false
+		step "gpt2.$t.$1" "$out/ab/gpt2.$t.$1.txt" 40 "$d/fuser" bench gpt2 -dims B=1,S=1,T=1024 \
+			-kernels "$d/kernels" -reps 100 -unfused=false
+	done
+}
+ab 1
+step suite "$out/suite/suite.log" "${SUITE_TIMEOUT:-240}" "$h/gpu.test" -test.v -test.run '^TestSuite$' -test.timeout 10m \
+	-kernels "$h/kernels" -cases "$CASES" -summary "$out/suite/suite_summary.json"
+grep -E '^(--- FAIL|FAIL|ok|PASS)' "$out/suite/suite.log" | tail -20 >>"$sum"
+sed -n '/summary:/,/^[-=]/p' "$out/suite/suite.log" | head -40 >>"$sum"
+san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+for tool in memcheck racecheck; do
+	step "$tool" "$out/suite/$tool.log" 70 "$san" --tool "$tool" --error-exitcode 9 --print-limit 200 \
+		"$h/gpu.test" -test.v -test.run '^TestSuite$' -kernels "$h/kernels" -cases "$SAN"
+	grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|Error|Hazard' "$out/suite/$tool.log" | tail -5 >>"$sum"
+done
+step timeline.llama "$out/timeline/llama.txt" 40 "$h/fuser" bench llama3_8b -dims B=1,S=1,T=4096 \
+	-kernels "$h/kernels" -reps 30 -unfused=false -timeline
+step timeline.gpt2 "$out/timeline/gpt2.txt" 30 "$h/fuser" bench gpt2 -dims B=1,S=1,T=1024 \
+	-kernels "$h/kernels" -reps 100 -unfused=false -timeline
+for spec in mistral_swa gemma2 qwen_bias; do
+	step "spec.$spec" "$out/specs/$spec.txt" 45 "$h/fuser" bench "$spec" -dims B=1,S=1,T=4096 \
+		-kernels "$h/kernels" -reps 30 -unfused=false
+done
+ab 2
+gzip -f "$out/suite/suite.log"
+cat "$sum"
