@@ -3,11 +3,15 @@
 package cuda
 
 import (
+	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/fuser-dev/fuser/codegen"
 	"github.com/fuser-dev/fuser/codegen/nvrtc"
+	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/passes"
 	"github.com/fuser-dev/fuser/plan"
 )
@@ -24,7 +28,8 @@ import (
 // RMSNorms, GPT-2's LayerNorms) compute them as their prologues: the
 // steps are 5 kernels, and those GEMVs stage no operand from memory
 // (codegen took the prologues, or the plan would have kept the norms'
-// row kernels).
+// row kernels); each prefetches its norm's params into L2 before it
+// waits for the kernel before it.
 func TestNarrowGemvNVRTC(t *testing.T) {
 	for _, tc := range []struct {
 		spec string
@@ -66,6 +71,11 @@ func TestNarrowGemvNVRTC(t *testing.T) {
 		if len(st.Plan.Kernels) != 5 || !slices.Equal(pro, tc.pro) {
 			t.Errorf("%s: %d kernels, prologues in %v; want 5, in %v", tc.spec, len(st.Plan.Kernels), pro, tc.pro)
 		}
+		for _, k := range st.Plan.Kernels {
+			if len(k.Prologue()) > 0 {
+				checkProloguePrefetch(t, tc.spec, string(res.PTX), st.Plan, k)
+			}
+		}
 		narrow := 0
 		for _, k := range st.Plan.Kernels {
 			l := k.Launch
@@ -100,5 +110,36 @@ func TestNarrowGemvNVRTC(t *testing.T) {
 		if narrow != len(tc.want) {
 			t.Errorf("%s: %d narrow GEMVs, want %d", tc.spec, narrow, len(tc.want))
 		}
+	}
+}
+
+// checkProloguePrefetch checks that the entry of kernel k, a GEMV with a
+// prologue, prefetches each param its prologue reads (a norm's weight and
+// bias) into L2 before a griddepcontrol.wait.
+func checkProloguePrefetch(t *testing.T, spec, ptx string, p *plan.Plan, k *plan.Kernel) {
+	t.Helper()
+	body, ok := ptxEntry(ptx, k.Name)
+	if !ok {
+		t.Errorf("%s: no entry %s in the PTX", spec, k.Name)
+		return
+	}
+	params := kernelParams(p.Graph, k)
+	n := 0
+	for _, node := range k.Prologue() {
+		for _, a := range node.Args {
+			v := plan.Root(a)
+			if v.Def.Op != ir.OpParam {
+				continue
+			}
+			i := slices.IndexFunc(params, func(q codegen.Param) bool { return q.Value == v })
+			re := regexp.MustCompile(`\[` + regexp.QuoteMeta(fmt.Sprintf("%s_param_%d", k.Name, i)) + `\]`)
+			if i < 0 || !warmedBeforeWait(body, []*regexp.Regexp{re}) {
+				t.Errorf("%s: %s does not prefetch its prologue's param %s (parameter %d) before its wait", spec, k.Name, v.Ref(), i)
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		t.Errorf("%s: %s's prologue reads no param", spec, k.Name)
 	}
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # round.sh (on the device from the repository root, .gpu carried as
-# build.sh builds it at 88cfcdb): in one call, so that its ratios count,
+# build.sh builds it at this directory's final commit): in one call, so
+# that its ratios count,
 #   ab/       fuser bench of the fused Llama-3-8B decode step at B1 and
 #             B16 (T=4096) and of GPT-2 small's at B1 (T=1024, f16), for
 #             mid (e925a6e: one-row GEMVs split K), narrow (010aa82: in
