@@ -32,13 +32,15 @@ func prologue(s *State) (int, error) {
 		}
 		mm := k.Anchor()
 		a := mm.Args[0]
-		r := s.kernelOf[a.Def]
+		r := s.kernelOf[plan.Root(a).Def]
 		if r == nil || r.Strategy != plan.Row || r.Load {
 			continue
 		}
 		why := ""
 		m, _ := gemmRows(mm, eval)
 		switch {
+		case plan.Root(a) != a:
+			why = "the matmul reads its left operand through a view"
 		case s.noPrologue[mm.Outs[0].Ref()] != "":
 			why = s.noPrologue[mm.Outs[0].Ref()]
 		case len(r.Outputs) != 1 || r.Outputs[0] != a || len(users[a]) != 1:
