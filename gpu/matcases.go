@@ -48,6 +48,9 @@ var matEpilogues = map[string]matEpilogue{
 	// RMSNorm of the left operand (the decode step's attention and MLP
 	// norms), bias and residual: at one row, the GEMV's prologue
 	"rmsres": {"N", "y = r + ((x * rsqrt(mean(x * x, axis=-1) + 1e-5) * g) @ w + c)", false, "", "param  g : {{dt}}[K]\n"},
+	// RMSNorm of a value the layer also outputs (a residual sum): the
+	// GEMV's prologue at one row, its lead block storing z
+	"zrms": {"N", "z = x * g + g\ny = r + ((z * rsqrt(mean(z * z, axis=-1) + 1e-5) * g) @ w + c)", false, "", "param  g : {{dt}}[K]\noutput z : {{dt}}[B, S, K]\n"},
 	// LayerNorm with its bias (GPT-2's), its two statistics one pass each
 	"lnres": {"N", "mu = mean(x, axis=-1)\nd = x - mu\nh = d * rsqrt(mean(d * d, axis=-1) + 1e-5) * g + e\ny = r + (h @ w + c)", false, "", "param  g : {{dt}}[K]\nparam  e : {{dt}}[K]\n"},
 }
@@ -154,11 +157,15 @@ func matCases() []struct {
 	// second from position 4096), and over K 4104 into 120 columns, K
 	// split (each split stages its part of the row, each computes the
 	// row's statistics). At three rows the tensor-core GEMV reads the
-	// norm's output from memory.
+	// norm's output from memory. The norm of a value the layer outputs
+	// too (zrms), over K 1001 and, in f16, over K 5000 in two chunks, whose
+	// first the lead block stores it from.
 	add("rmsres_bf16_1001x517", 1, 1)
 	add("lnres_f16_777x260", 1, 1)
 	add("rmsres_bf16_5000x2056", 1, 1)
 	add("rmsres_bf16_4104x120", 1, 1)
 	add("lnres_f16_777x260", 3, 1)
+	add("zrms_bf16_1001x517", 1, 1)
+	add("zrms_f16_5000x2056", 1, 1)
 	return out
 }

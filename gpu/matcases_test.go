@@ -79,6 +79,8 @@ func TestMatCasesNarrow(t *testing.T) {
 		"rmsres_bf16_1001x517":  {16, 33},
 		"lnres_f16_777x260":     {16, 17},
 		"rmsres_bf16_5000x2056": {16, 129},
+		"zrms_bf16_1001x517":    {16, 33},
+		"zrms_f16_5000x2056":    {16, 129},
 	}
 	seen := map[string]bool{}
 	for _, mc := range matCases() {
@@ -109,13 +111,13 @@ func TestMatCasesNarrow(t *testing.T) {
 }
 
 // TestMatCasesPrologue checks that the norm cases of matCases plan their
-// norm as the GEMV's prologue at one row, one kernel, its L2 reads of the
-// norm's inputs modelled for every block beyond the first, and keep the
-// norm's row kernel at three rows.
+// norm as the GEMV's prologue at one row, one kernel (writing zrms's z
+// beside y), its L2 reads of the norm's inputs modelled for every block
+// beyond the first, and keep the norm's row kernel at three rows.
 func TestMatCasesPrologue(t *testing.T) {
 	seen := 0
 	for _, mc := range matCases() {
-		if !strings.HasPrefix(mc.variant, "rmsres") && !strings.HasPrefix(mc.variant, "lnres") {
+		if !strings.HasPrefix(mc.variant, "rmsres") && !strings.HasPrefix(mc.variant, "lnres") && !strings.HasPrefix(mc.variant, "zrms") {
 			continue
 		}
 		seen++
@@ -128,6 +130,9 @@ func TestMatCasesPrologue(t *testing.T) {
 		}
 		if !one {
 			continue
+		}
+		if outs := ks[0].Outputs; strings.HasPrefix(mc.variant, "zrms") != (len(outs) == 2 && outs[0].Name == "z") {
+			t.Errorf("%s: the GEMV writes %d values, the first %q; want z too for zrms", mc.variant, len(outs), outs[0].Name)
 		}
 		cs, err := p.Plan.Costs(p.Dims)
 		if err != nil {
@@ -147,8 +152,8 @@ func TestMatCasesPrologue(t *testing.T) {
 			t.Errorf("%s: L2 %d bytes, want %d (x and the norm's weights for %d more blocks, %d partials)", mc.variant, cs[0].L2Bytes, want, blocks-1, l.WorkspaceFloats)
 		}
 	}
-	if seen != 5 {
-		t.Errorf("%d norm cases, want 5", seen)
+	if seen != 7 {
+		t.Errorf("%d norm cases, want 7", seen)
 	}
 }
 

@@ -1,6 +1,7 @@
 package passes
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/fuser-dev/fuser/ir"
@@ -13,12 +14,14 @@ import (
 // computes that row itself from the row kernel's inputs (the residual
 // stream and the norm's weight, read from L2 by each of its blocks), so
 // the normalised row is neither written nor read back, and the step has a
-// launch and a kernel boundary fewer. It fires where the matmul's left
-// operand is the row kernel's only output, read by the matmul alone and
-// directly (no view), nothing ragged, and the GEMV has at most
-// plan.GemvCUDACoreRows rows at the bound dims: the CUDA-core tile, whose
-// blocks each take every row of K. More rows take the tensor-core GEMV,
-// whose ring copies its operand from memory, and keep the row kernel.
+// launch and a kernel boundary fewer. It fires where the matmul reads the
+// row kernel's output directly (no view) and alone, nothing is ragged,
+// and the GEMV has at most plan.GemvCUDACoreRows rows at the bound dims:
+// the CUDA-core tile, whose blocks each take every row of K. The row
+// kernel's other outputs (a residual sum the norm read, which later
+// kernels read too) the GEMV's lead block writes (sideOutputs). More rows
+// take the tensor-core GEMV, whose ring copies its operand from memory,
+// and keep the row kernel.
 func prologue(s *State) (int, error) {
 	eval := func(d ir.Dim) int64 {
 		v, _ := d.Eval(s.Dims)
@@ -43,8 +46,10 @@ func prologue(s *State) (int, error) {
 			why = "the matmul reads its left operand through a view"
 		case s.noPrologue[mm.Outs[0].Ref()] != "":
 			why = s.noPrologue[mm.Outs[0].Ref()]
-		case len(r.Outputs) != 1 || r.Outputs[0] != a || len(users[a]) != 1:
-			why = "the row kernel's values are read elsewhere too"
+		case len(users[a]) != 1:
+			why = "another op reads the norm too"
+		case sideOutputs(s, r, k, a) != "":
+			why = sideOutputs(s, r, k, a)
 		case m > plan.GemvCUDACoreRows:
 			why = "its rows take the tensor-core GEMV, whose ring copies the operand from memory"
 		case raggedNodes(r.Nodes):
@@ -68,6 +73,30 @@ func prologue(s *State) (int, error) {
 		s.Plan.Finish()
 	}
 	return changes, nil
+}
+
+// sideOutputs says why row kernel r, whose output a GEMV kernel k reads
+// as its left operand a, may not write its other outputs from k's lead
+// block, or "": they must be whole rows (a value a row, a statistic, is
+// not stored by the prologue), and k must not read them (its blocks would
+// read what the lead block writes in the same launch).
+func sideOutputs(s *State, r, k *plan.Kernel, a *ir.Value) string {
+	for _, o := range r.Outputs {
+		if o == a {
+			continue
+		}
+		if sh := o.Type.Shape; !sh[len(sh)-1].Equal(a.Type.Shape[len(a.Type.Shape)-1]) {
+			return fmt.Sprintf("the row kernel also writes %s, a value a row", o.Ref())
+		}
+		for _, n := range k.Nodes {
+			for _, arg := range n.Args {
+				if slices.Contains(plan.Sources(arg), o) {
+					return fmt.Sprintf("the GEMV's epilogue reads the row kernel's %s", o.Ref())
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // raggedNodes reports whether any of nodes reads or writes a ragged value.

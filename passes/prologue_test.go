@@ -25,8 +25,10 @@ func kernelNames(p *plan.Plan) (names []string, pro []int) {
 // is the prologue of the GEMV after it (its 6 ops: x·x, mean, + eps,
 // rsqrt, two products), at two rows the tensor-core GEMV keeps the row
 // kernels, and where codegen refuses a kernel with its prologue the row
-// kernel comes back and the GEMV keeps its epilogue. Gemma-2's MLP norm,
-// whose row kernel also writes the residual stream, stays a row kernel.
+// kernel comes back and the GEMV keeps its epilogue. Gemma-2's row kernel
+// of the post-attention norm, residual add and MLP norm is the gate/up
+// GEMV's prologue too, the residual sum its other output (6 kernels);
+// its last row kernel, after the down projection, has no GEMV after it.
 func TestPrologue(t *testing.T) {
 	g := load(t, specs.Default)
 	one := map[string]int64{"B": 1, "S": 1, "T": 4096}
@@ -73,7 +75,19 @@ func TestPrologue(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantLog(t, st.Log, "prologue", true, "k07_gemm_matmul_rope_append: row kernel k06_row_mul_mean_add_rsqrt as its prologue, the GEMV computing its left operand")
-	wantLog(t, st.Log, "prologue", false, "k11_gemm_matmul_gelu_mul: row kernel k10_row_mul_mean_add_rsqrt as its prologue: the row kernel's values are read elsewhere too")
+	wantLog(t, st.Log, "prologue", true, "k11_gemm_matmul_gelu_mul: row kernel k10_row_mul_mean_add_rsqrt as its prologue, the GEMV computing its left operand")
+	var outs []string
+	for _, k := range st.Plan.Kernels {
+		if k.Name == "k09_gemm_matmul_gelu_mul_mean_etc" {
+			for _, o := range k.Outputs {
+				outs = append(outs, o.Name)
+			}
+		}
+	}
+	// Its outputs: the residual sum h1 and its epilogue's gelu(g) · u.
+	if names, _ := kernelNames(st.Plan); len(names) != 12 || len(outs) != 2 || outs[0] != "h1" {
+		t.Errorf("gemma2: kernels %v (6 of the load stage), the gate/up GEMV's outputs %q; want 12, h1 and the epilogue's", names, outs)
+	}
 
 	un, err := passes.Run(g, passes.Unfused, passes.Options{Dims: one})
 	if err != nil {

@@ -3,6 +3,7 @@ package cuda
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 
 	"github.com/fuser-dev/fuser/ir"
@@ -126,18 +127,36 @@ func (g *gemmModel) emitContext(w *writer) error {
 // reductions over the whole row, then its values, as the row kernel it
 // replaces computes them: rowPasses), rounded to the operand's dtype as
 // that kernel's store would, into As[MR][KC] as f32, zeros past mr and kl.
-// Every thread of the block calls it (its reductions are block-wide).
+// The prologue's other outputs (the values of its rows that later kernels
+// read, as a residual sum) the lead block stores, whole rows, one value at
+// a time. Every thread of the block calls it (its reductions are
+// block-wide).
 func (g *gemmModel) emitPrologue(w *writer) error {
 	k := g.k
+	outs := []*ir.Value{g.a}
+	for _, o := range k.pk.Outputs {
+		if !slices.Contains(g.pro, o.Def) {
+			continue
+		}
+		if s := shapeOf(o); s[len(s)-1].isConst(1) {
+			return fmt.Errorf("gemm kernel %s: its prologue writes %s, a value a row", k.pk.Name, o.Ref())
+		}
+		outs = append(outs, o)
+	}
 	w.line("template <int MR, int KC>")
-	w.open("%s void stage(i64 ub, i64 r0, int mr, i64 kc, int kl, float* As) const {", ctxMember)
+	w.open("%s void stage(i64 ub, i64 r0, int mr, i64 kc, int kl, float* As, bool lead) const {", ctxMember)
 	w.open("for (int m = 0; m < mr; m++) {")
 	w.line("const i64 pr = r0 + m;")
 	coords := g.coords(w, "pc", ixv("ub"), ixv("pr"))
 	idx := g.operandIndex(g.a, coords[:len(coords)-1], [2]ix{coords[len(coords)-1], ixc(0)})
 	to := func(s *sink, o *ir.Value, at []ix, x string) error {
 		if o != g.a {
-			return fmt.Errorf("gemm kernel %s: its prologue stores %s, not the left operand", k.pk.Name, o.Ref())
+			a, err := k.addr(o, at)
+			if err != nil {
+				return err
+			}
+			s.w().line("if (lead) fz_st_%s(%s, %s);", dsuf(o.Type.DType), a, x)
+			return nil
 		}
 		if fn, ok := castFns[o.Type.DType]; ok {
 			x = fn + "(" + x + ")"
@@ -146,7 +165,7 @@ func (g *gemmModel) emitPrologue(w *writer) error {
 		s.w().line("if (%s >= kc && %s < kc + kl) As[m * KC + (int)(%s - kc)] = %s;", j, j, j, x)
 		return nil
 	}
-	if _, err := k.rowPasses(w, g.pro, []*ir.Value{g.a}, idx[:len(idx)-1], to); err != nil {
+	if _, err := k.rowPasses(w, g.pro, outs, idx[:len(idx)-1], to); err != nil {
 		return err
 	}
 	w.close()

@@ -20,7 +20,7 @@ set -u
 h=$(pwd)/.gpu
 out=${OUT:?}
 CASES='(/B=1,S=1(,|$)|^mat_)'
-SAN='^(mat_rmsres_bf16_5000x2056/small/B=1|mat_lnres_f16_777x260/small/B=1|mat_rmsres_bf16_4104x120/small/B=1|llama3_8b/small/B=1,S=1|gpt2/small/B=1,S=1)'
+SAN='^(mat_rmsres_bf16_5000x2056/small/B=1|mat_zrms_f16_5000x2056/small/B=1|mat_lnres_f16_777x260/small/B=1|mat_rmsres_bf16_4104x120/small/B=1|llama3_8b/small/B=1,S=1|gpt2/small/B=1,S=1)'
 for f in "$h"/*.gz "$h"/narrow/*.gz "$h"/mid/*.gz; do [ -f "$f" ] && gunzip -f "$f"; done
 [ -d "$h/kernels" ] || tar xzf "$h/kernels.tgz" -C "$h"
 chmod +x "$h/gpu.test" "$h/fuser" "$h/narrow/fuser" "$h/mid/fuser"

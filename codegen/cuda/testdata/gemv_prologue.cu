@@ -1,14 +1,14 @@
 // body of k03_gemm_matmul_silu_mul_mean_etc
-FZ_DEV i64 fzb_a812629d291e3d33_ntiles256(i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV i64 fzb_9733cad2bcc75327_ntiles256(i64 dim_B, i64 dim_S, i64 dim_T) {
   return 112;
 }
-FZ_DEV int fzb_a812629d291e3d33_tile256(i64 t, i64* u, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV int fzb_9733cad2bcc75327_tile256(i64 t, i64* u, i64 dim_B, i64 dim_S, i64 dim_T) {
   if (t < 112) { *u = t; return 0; }
   t -= 112;
   *u = 0;
   return -1;
 }
-FZ_DEV i64 fzb_a812629d291e3d33_col256(int seg, i64 u, int s, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV i64 fzb_9733cad2bcc75327_col256(int seg, i64 u, int s, i64 dim_B, i64 dim_S, i64 dim_T) {
   switch (seg) {
     case 0: {
       const int q = s / 128, j = s % 128;
@@ -21,16 +21,16 @@ FZ_DEV i64 fzb_a812629d291e3d33_col256(int seg, i64 u, int s, i64 dim_B, i64 dim
   }
   return -1;
 }
-FZ_DEV i64 fzb_a812629d291e3d33_ntiles64(i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV i64 fzb_9733cad2bcc75327_ntiles64(i64 dim_B, i64 dim_S, i64 dim_T) {
   return 448;
 }
-FZ_DEV int fzb_a812629d291e3d33_tile64(i64 t, i64* u, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV int fzb_9733cad2bcc75327_tile64(i64 t, i64* u, i64 dim_B, i64 dim_S, i64 dim_T) {
   if (t < 448) { *u = t; return 0; }
   t -= 448;
   *u = 0;
   return -1;
 }
-FZ_DEV i64 fzb_a812629d291e3d33_col64(int seg, i64 u, int s, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV i64 fzb_9733cad2bcc75327_col64(int seg, i64 u, int s, i64 dim_B, i64 dim_S, i64 dim_T) {
   switch (seg) {
     case 0: {
       const int q = s / 32, j = s % 32;
@@ -43,7 +43,7 @@ FZ_DEV i64 fzb_a812629d291e3d33_col64(int seg, i64 u, int s, i64 dim_B, i64 dim_
   }
   return -1;
 }
-FZ_DEV void fzb_a812629d291e3d33_epi0(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 r, const i64 c0, const float* ev, const i64 nv) {
+FZ_DEV void fzb_9733cad2bcc75327_epi0(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 r, const i64 c0, const float* ev, const i64 nv) {
   const i64 oc0 = (r/dim_S);
   const i64 oc1 = (r%dim_S);
   {
@@ -52,7 +52,7 @@ FZ_DEV void fzb_a812629d291e3d33_epi0(const u16* __restrict__ p0, const u16* __r
     fz_st_bf16(p3 + (((oc0*(14336*dim_S)) + (oc1*14336)) + c0), t2);
   }
 }
-struct fzb_a812629d291e3d33_ctx {
+struct fzb_9733cad2bcc75327_ctx {
   const u16* p0;
   const u16* p1;
   const u16* p2;
@@ -71,7 +71,7 @@ struct fzb_a812629d291e3d33_ctx {
   static constexpr int AVEC = 16, BVEC = 16, TN = 256, STAGED = 4096;
   static constexpr bool PRO = true;
   template <int MR, int KC>
-  __device__ __forceinline__ void stage(i64 ub, i64 r0, int mr, i64 kc, int kl, float* As) const {
+  __device__ __forceinline__ void stage(i64 ub, i64 r0, int mr, i64 kc, int kl, float* As, bool lead) const {
     for (int m = 0; m < mr; m++) {
       const i64 pr = r0 + m;
       const i64 pc0 = (pr/dim_S);
@@ -140,29 +140,29 @@ struct fzb_a812629d291e3d33_ctx {
     return p2 + ((k*28672) + n);
   }
 };
-FZ_DEV void fzb_a812629d291e3d33(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV void fzb_9733cad2bcc75327(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T) {
   __shared__ __align__(128) float smem[9216];
   __shared__ i64 scol[256];
   __shared__ int svec[32];
   float* As = smem; float* red = smem;
-  const fzb_a812629d291e3d33_ctx cx = {p0, p1, p2, p3, dim_B, dim_S, dim_T};
+  const fzb_9733cad2bcc75327_ctx cx = {p0, p1, p2, p3, dim_B, dim_S, dim_T};
   float* res = smem + 4096;
   const int nsplit = 1, sp = 0;
   const i64 nblk = (i64)gridDim.x * gridDim.y * gridDim.z, bid = blockIdx.x + (i64)gridDim.x * (blockIdx.y + (i64)gridDim.y * blockIdx.z);
   bool waited = false;
   const i64 UB = 1, MR_ = (dim_B*dim_S);
-  const i64 ntile = fzb_a812629d291e3d33_ntiles256(dim_B, dim_S, dim_T);
+  const i64 ntile = fzb_9733cad2bcc75327_ntiles256(dim_B, dim_S, dim_T);
   const i64 nrc = (MR_ + 7) / 8;
   for (i64 item = bid; item < UB * nrc * ntile; item += nblk) {
     const i64 t = item % ntile, rest = item / ntile, rc = rest % nrc, ub = rest / nrc;
     const i64 r0 = rc * 8;
     const int mr = (int)fz_min64(8, MR_ - r0);
     i64 u;
-    const int seg = fzb_a812629d291e3d33_tile256(t, &u, dim_B, dim_S, dim_T);
+    const int seg = fzb_9733cad2bcc75327_tile256(t, &u, dim_B, dim_S, dim_T);
     const i64 kv = 4096, nv = 28672;
     __syncthreads();
     for (int s = threadIdx.x; s < 256; s += blockDim.x) {
-      const i64 c = fzb_a812629d291e3d33_col256(seg, u, s, dim_B, dim_S, dim_T);
+      const i64 c = fzb_9733cad2bcc75327_col256(seg, u, s, dim_B, dim_S, dim_T);
       scol[s] = c < nv ? c : -1;
     }
     __syncthreads();
@@ -183,10 +183,10 @@ FZ_DEV void fzb_a812629d291e3d33(const u16* __restrict__ p0, const u16* __restri
     for (int p = 0; p < mr; p += 8) {
       const int mp = mr - p < 8 ? mr - p : 8;
       switch (mp <= 1 ? 1 : mp <= 2 ? 2 : mp <= 4 ? 4 : 8) {
-        case 1: fz_gemv_tile<fzb_a812629d291e3d33_ctx, 1>(cx, ub, r0 + p, mp, k0, k1, scol, svec, As, red, res + p * 256); break;
-        case 2: fz_gemv_tile<fzb_a812629d291e3d33_ctx, 2>(cx, ub, r0 + p, mp, k0, k1, scol, svec, As, red, res + p * 256); break;
-        case 4: fz_gemv_tile<fzb_a812629d291e3d33_ctx, 4>(cx, ub, r0 + p, mp, k0, k1, scol, svec, As, red, res + p * 256); break;
-        case 8: fz_gemv_tile<fzb_a812629d291e3d33_ctx, 8>(cx, ub, r0 + p, mp, k0, k1, scol, svec, As, red, res + p * 256); break;
+        case 1: fz_gemv_tile<fzb_9733cad2bcc75327_ctx, 1>(cx, ub, r0 + p, mp, k0, k1, scol, svec, As, red, res + p * 256, t == 0 && sp == 0); break;
+        case 2: fz_gemv_tile<fzb_9733cad2bcc75327_ctx, 2>(cx, ub, r0 + p, mp, k0, k1, scol, svec, As, red, res + p * 256, t == 0 && sp == 0); break;
+        case 4: fz_gemv_tile<fzb_9733cad2bcc75327_ctx, 4>(cx, ub, r0 + p, mp, k0, k1, scol, svec, As, red, res + p * 256, t == 0 && sp == 0); break;
+        case 8: fz_gemv_tile<fzb_9733cad2bcc75327_ctx, 8>(cx, ub, r0 + p, mp, k0, k1, scol, svec, As, red, res + p * 256, t == 0 && sp == 0); break;
       }
     }
     switch (seg) {
@@ -201,7 +201,7 @@ FZ_DEV void fzb_a812629d291e3d33(const u16* __restrict__ p0, const u16* __restri
           float ev[2];
           ev[0] = res[m * 256 + 0 + j];
           ev[1] = res[m * 256 + 128 + j];
-          fzb_a812629d291e3d33_epi0(p0, p1, p2, p3, dim_B, dim_S, dim_T, ub, r0 + m, c0, ev, nv);
+          fzb_9733cad2bcc75327_epi0(p0, p1, p2, p3, dim_B, dim_S, dim_T, ub, r0 + m, c0, ev, nv);
         }
         break;
       }
@@ -210,4 +210,4 @@ FZ_DEV void fzb_a812629d291e3d33(const u16* __restrict__ p0, const u16* __restri
   if (!waited) fz_grid_sync();
 }
 
-extern "C" __global__ void __launch_bounds__(256, 1) k03_gemm_matmul_silu_mul_mean_etc(const u16* __restrict__ v41_h1, const u16* __restrict__ v6_wn2, const u16* __restrict__ v7_wgu, u16* __restrict__ v53, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_a812629d291e3d33(v41_h1, v6_wn2, v7_wgu, v53, dim_B, dim_S, dim_T); }
+extern "C" __global__ void __launch_bounds__(256, 1) k03_gemm_matmul_silu_mul_mean_etc(const u16* __restrict__ v41_h1, const u16* __restrict__ v6_wn2, const u16* __restrict__ v7_wgu, u16* __restrict__ v53, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_9733cad2bcc75327(v41_h1, v6_wn2, v7_wgu, v53, dim_B, dim_S, dim_T); }
