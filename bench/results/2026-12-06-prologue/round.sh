@@ -12,9 +12,10 @@
 #             memcheck and racecheck over the prologue cases (SAN);
 #   specs/    new's fused Mistral, Gemma-2 and Qwen decode steps at B1
 #             T4096 (#17: at most 1.25x their floors);
-#   timeline/ new's steps kernel by kernel in one graph replay.
+#   timeline/ new's steps kernel by kernel in one graph replay;
+#   dram/     ncu's DRAM bytes alone (one pass) of new's four B1 GEMVs.
 # In that order: ab round 1, suite (SUITE_TIMEOUT seconds, 240 unless
-# set), timeline, specs, ab round 2; OUT/summary.txt grows after every
+# set), timeline, specs, ab round 2, dram; OUT/summary.txt grows after every
 # step.
 set -u
 h=$(pwd)/.gpu
@@ -67,5 +68,15 @@ for spec in mistral_swa gemma2 qwen_bias; do
 		-kernels "$h/kernels" -reps 30 -unfused=false
 done
 ab 2
+# The GEMVs' DRAM bytes with the two DRAM counters alone (one ncu pass,
+# no replay restoring their buffers): every ncu report on file has the
+# fused GEMVs write about 2 MB, against kilobytes of outputs (#17).
+mkdir -p "$out/dram"
+for k in k00 k02 k03 k04; do
+	step "dram.$k" "$out/dram/$k.txt" 60 "$(command -v ncu || echo /usr/local/cuda/bin/ncu)" --clock-control none \
+		--metrics dram__bytes_read.sum,dram__bytes_write.sum -k "regex:^${k}_gemm" -c 1 \
+		"$h/fuser" profile llama3_8b -dims B=1,S=1,T=4096 -kernels "$h/kernels"
+	grep -E 'dram__bytes' "$out/dram/$k.txt" | sed "s|^|  dram.$k |" >>"$sum"
+done
 gzip -f "$out/suite/suite.log"
 cat "$sum"
