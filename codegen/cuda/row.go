@@ -70,7 +70,8 @@ func (k *kgen) rowKernel() (string, error) {
 }
 
 // rowStore puts the value x of a row output o at index idx where a row
-// computation does not store it to memory (a GEMV's prologue stages it).
+// computation does not store it to memory as a row kernel does: a GEMV's
+// prologue stages its left operand and has its lead block store the rest.
 type rowStore func(s *sink, o *ir.Value, idx []ix, x string) error
 
 // rowPasses writes into body the computation of the row at rowIdx (its
