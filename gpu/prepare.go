@@ -112,7 +112,7 @@ func NewPlanSplit(g *ir.Graph, dims map[string]int64, fused bool, splitKeys int6
 	if fused {
 		pipeline = passes.Fused
 	}
-	st, err := passes.Run(g, pipeline, passes.Options{Dims: full, Target: t, DecodeSplitKeys: splitKeys, Check: cuda.Emittable, GemmWGMMA: cuda.GemmWGMMA, GemvTiles: cuda.GemvTiles})
+	st, err := passes.Run(g, pipeline, passes.Options{Dims: full, Target: t, DecodeSplitKeys: splitKeys, Check: cuda.Emittable, GemmWGMMA: cuda.GemmWGMMA, GemvTiles: cuda.GemvTiles, GemvCols: cuda.GemvCols})
 	if err != nil {
 		return nil, fmt.Errorf("%s plan: %w", PlanName(fused), err)
 	}

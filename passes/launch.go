@@ -8,7 +8,8 @@ import (
 )
 
 // Launch-plan constants. GEMV blocks own plan.GemvCols output columns
-// (narrower tiles at one row: gemvNarrow) and split K while the grid fits
+// (codegen's tile over a K-contiguous weight: Options.GemvCols; narrower
+// tiles at one row: gemvNarrow) and split K while the grid fits
 // the SMs one block each (the kernel, with its tensor-core path, holds
 // one block an SM), each split at least gemvMinSplitK rows; GEMM grids
 // give a block to gemmBlockCols columns and plan.GemmTileM rows (the
@@ -124,18 +125,34 @@ func gemmLaunch(s *State, k *plan.Kernel, eval func(ir.Dim) int64) *plan.Launch 
 	// share its reduction in the same launch, waiting for each other, so
 	// the grid stays within one block an SM (all resident at once). A column count bound only
 	// at run time (a ragged N) is not split.
-	blocks := ceilDiv(n, plan.GemvCols) * batch
+	cols := int64(plan.GemvCols)
+	if s.gemvCols != nil {
+		c, err := s.gemvCols(s.Plan, k)
+		if err != nil {
+			s.explain(false, "%s: no GEMV tile width from codegen: %v; tiles of %d columns", k.Name, err, cols)
+		} else {
+			cols = int64(c)
+		}
+	}
+	blocks := ceilDiv(n, cols) * batch
 	split := int64(1)
 	if _, constN := out[len(out)-1].Value(); constN && 2*blocks <= s.Target.SMs {
-		if m <= plan.GemvCUDACoreRows {
+		if m <= plan.GemvCUDACoreRows && cols == plan.GemvCols {
 			if l := gemvNarrow(s, k, batch, m, kk*mm.Args[1].Type.DType.Size()); l != nil {
 				return l
 			}
 		}
 		split = plan.GemvSplits(kk, max(1, min(s.Target.SMs/blocks, kk/gemvMinSplitK)))
 	}
-	wgmma := s.Target.WGMMA && m > plan.GemvCUDACoreRows
-	l := &plan.Launch{Variant: plan.VariantGemv, Grid: [3]int64{ceilDiv(n, plan.GemvCols), batch, split}, Block: gemvBlock, SharedBytes: plan.GemvSharedBytes(m, wgmma), Launches: 1, Splits: split, Tile: [2]int64{m, plan.GemvCols}, WGMMA: wgmma}
+	// The tensor-core GEMV's rings copy tiles of plan.GemvCols columns of
+	// a row-major weight; a kernel of other tiles takes no ring.
+	ring := cols == plan.GemvCols
+	wgmma := s.Target.WGMMA && m > plan.GemvCUDACoreRows && ring
+	shared := int64(0)
+	if ring {
+		shared = plan.GemvSharedBytes(m, wgmma)
+	}
+	l := &plan.Launch{Variant: plan.VariantGemv, Grid: [3]int64{ceilDiv(n, cols), batch, split}, Block: gemvBlock, SharedBytes: shared, Launches: 1, Splits: split, Tile: [2]int64{m, cols}, WGMMA: wgmma}
 	if split > 1 {
 		// One f32 partial per split, unit (the grid's batch), row and column.
 		l.WorkspaceFloats = split * l.Grid[1] * l.Tile[0] * n

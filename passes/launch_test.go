@@ -439,3 +439,33 @@ func TestGemvNarrowLaunch(t *testing.T) {
 		}
 	}
 }
+
+// TestGemvColsLaunch plans the unfused Llama-3-8B decode step at B1,
+// whose scores GEMV (q · Kᵀ over the cache) reads the keys K-contiguous:
+// with codegen's tile width (Options.GemvCols) its grid is a block for
+// each of the kernel's 32-column tiles, 129 over 4097 keys for each of 8
+// kv heads, with no tensor-core ring (none copies such a weight); without
+// it, the grid is sized for 256-column tiles as before.
+func TestGemvColsLaunch(t *testing.T) {
+	g := load(t, specs.Default)
+	dims := map[string]int64{"B": 1, "S": 1, "T": 4096}
+	for _, cols := range []func(*plan.Plan, *plan.Kernel) (int, error){cuda.GemvCols, nil} {
+		st, err := passes.Run(g, passes.Unfused, passes.Options{Dims: dims, GemvCols: cols})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var l *plan.Launch
+		for _, k := range st.Plan.Kernels {
+			if k.Name == "k10_gemm_matmul" {
+				l = k.Launch
+			}
+		}
+		want := plan.Launch{Variant: plan.VariantGemv, Grid: [3]int64{129, 8, 1}, Block: 256, Launches: 1, Splits: 1, Tile: [2]int64{4, 32}, Dependent: true}
+		if cols == nil {
+			want.Grid[0], want.Tile[1], want.WGMMA, want.SharedBytes = 17, plan.GemvCols, true, plan.GemvSharedBytes(4, true)
+		}
+		if l == nil || *l != want {
+			t.Errorf("GemvCols %v: the scores GEMV's launch %+v, want %+v", cols != nil, l, want)
+		}
+	}
+}

@@ -67,8 +67,10 @@ type State struct {
 	gemmWGMMA func(p *plan.Plan, k *plan.Kernel) error
 	// gemvTiles is codegen's count of narrow GEMV tiles (Options).
 	gemvTiles func(p *plan.Plan, k *plan.Kernel, tn int) (int64, error)
-	Log       []Decision
-	pass      string
+	// gemvCols is codegen's GEMV tile width (Options).
+	gemvCols func(p *plan.Plan, k *plan.Kernel) (int, error)
+	Log      []Decision
+	pass     string
 	// kernelOf assigns nodes to kernels during partitioning.
 	kernelOf map[*ir.Node]*plan.Kernel
 	// apart are the ops (by their first result's reference) kept out of
@@ -154,6 +156,11 @@ type Options struct {
 	// would split K narrower tiles that fill the SMs instead, its grid
 	// that count. Unset, such a GEMV splits K.
 	GemvTiles func(p *plan.Plan, k *plan.Kernel, tn int) (int64, error)
+	// GemvCols, when set, is the code generator's tile width, in column
+	// slots, of a gemm kernel's GEMV path (codegen/cuda.GemvCols): the
+	// launch pass sizes the grid a block a tile of that width. Unset, it
+	// sizes it for plan.GemvCols.
+	GemvCols func(p *plan.Plan, k *plan.Kernel) (int, error)
 }
 
 // Run clones the graph and runs the passes on the clone. With opt.Check
@@ -205,7 +212,7 @@ func run(g *ir.Graph, passes []Pass, opt Options, apart, noPrologue map[string]s
 	if err := opt.Target.Verify(); err != nil {
 		return nil, err
 	}
-	s := &State{Graph: g.Clone(), Dims: opt.Dims, Target: opt.Target, DecodeSplitKeys: opt.DecodeSplitKeys, SIMTAttention: opt.SIMTAttention, gemmWGMMA: opt.GemmWGMMA, gemvTiles: opt.GemvTiles, kernelOf: map[*ir.Node]*plan.Kernel{}, apart: apart, noPrologue: noPrologue}
+	s := &State{Graph: g.Clone(), Dims: opt.Dims, Target: opt.Target, DecodeSplitKeys: opt.DecodeSplitKeys, SIMTAttention: opt.SIMTAttention, gemmWGMMA: opt.GemmWGMMA, gemvTiles: opt.GemvTiles, gemvCols: opt.GemvCols, kernelOf: map[*ir.Node]*plan.Kernel{}, apart: apart, noPrologue: noPrologue}
 	for _, p := range passes {
 		if p.Bound && s.Dims == nil {
 			continue

@@ -54,7 +54,7 @@ func Compare(g *ir.Graph, dims map[string]int64) (*Report, error) {
 		{passes.Fused, &r.Fused, &r.FusedTotal, &r.FusedPlan},
 		{passes.Unfused, &r.Unfused, &r.UnfusedTotal, &r.UnfusedPlan},
 	} {
-		st, err := passes.Run(g, side.pipeline, passes.Options{Dims: dims, Check: cuda.Emittable, GemmWGMMA: cuda.GemmWGMMA, GemvTiles: cuda.GemvTiles})
+		st, err := passes.Run(g, side.pipeline, passes.Options{Dims: dims, Check: cuda.Emittable, GemmWGMMA: cuda.GemmWGMMA, GemvTiles: cuda.GemvTiles, GemvCols: cuda.GemvCols})
 		if err != nil {
 			return nil, err
 		}

@@ -46,7 +46,7 @@ func runPlan(args []string, w io.Writer) error {
 	if *splitKeys < 0 || (*splitKeys > 0 && *dimsArg == "") {
 		return &exitError{code: 2, err: fmt.Errorf("fuser plan: -split-keys needs -dims and a positive count, got %d", *splitKeys)}
 	}
-	opt := passes.Options{Target: target, DecodeSplitKeys: *splitKeys, Check: cuda.Emittable, GemmWGMMA: cuda.GemmWGMMA, GemvTiles: cuda.GemvTiles}
+	opt := passes.Options{Target: target, DecodeSplitKeys: *splitKeys, Check: cuda.Emittable, GemmWGMMA: cuda.GemmWGMMA, GemvTiles: cuda.GemvTiles, GemvCols: cuda.GemvCols}
 	if *dimsArg != "" || *trafficArg {
 		if err := requireDims(dims, g); err != nil {
 			return err

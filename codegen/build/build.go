@@ -87,7 +87,7 @@ func generate(g *ir.Graph, dims map[string]int64, opt Options, compile Compiler,
 	if opt.Unfused {
 		pipeline = passes.Unfused
 	}
-	st, err := passes.Run(g, pipeline, passes.Options{Dims: dims, Target: opt.Target, DecodeSplitKeys: opt.DecodeSplitKeys, Check: cuda.Emittable, GemmWGMMA: cuda.GemmWGMMA, GemvTiles: cuda.GemvTiles})
+	st, err := passes.Run(g, pipeline, passes.Options{Dims: dims, Target: opt.Target, DecodeSplitKeys: opt.DecodeSplitKeys, Check: cuda.Emittable, GemmWGMMA: cuda.GemmWGMMA, GemvTiles: cuda.GemvTiles, GemvCols: cuda.GemvCols})
 	if err != nil {
 		return nil, err
 	}

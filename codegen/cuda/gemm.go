@@ -368,9 +368,10 @@ func (g *gemmModel) narrowRefusal() error {
 }
 
 // setNarrow takes the narrow tile width of a GEMV launch l
-// (plan.Launch.Tile[1] below gemvRowTN; GemvTiles chose it).
+// (plan.Launch.Tile[1] below gemvRowTN; GemvTiles chose it). A launch
+// over a K-contiguous right operand has its tile's gemvTN slots (GemvCols).
 func (g *gemmModel) setNarrow(l *plan.Launch) error {
-	if l == nil || l.Variant != plan.VariantGemv || l.Tile[1] >= gemvRowTN {
+	if l == nil || l.Variant != plan.VariantGemv || l.Tile[1] >= gemvRowTN || (g.bK && l.Tile[1] == gemvTN) {
 		return nil
 	}
 	if err := g.narrowRefusal(); err != nil {
@@ -381,6 +382,23 @@ func (g *gemmModel) setNarrow(l *plan.Launch) error {
 	}
 	g.narrow = int(l.Tile[1])
 	return nil
+}
+
+// GemvCols is the column slots of the tile that gemm kernel pk of plan p
+// (whose layouts are assigned) takes on its GEMV path, narrow tiles aside:
+// gemvTN over a K-contiguous right operand (a warp a column, as PyTorch's
+// Linear stores its weight), gemvRowTN over any other. The launch pass
+// sizes the GEMV's grid by it, a block a tile.
+func GemvCols(p *plan.Plan, pk *plan.Kernel) (int, error) {
+	k, err := newKgen(p, pk, 256)
+	if err != nil {
+		return 0, err
+	}
+	g, err := k.gemmModel()
+	if err != nil {
+		return 0, err
+	}
+	return g.gemvTN(), nil
 }
 
 // GemvTiles is the column tiles of tn slots that gemm kernel pk of plan p

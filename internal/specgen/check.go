@@ -74,7 +74,7 @@ func Check(s Spec) (err error) {
 	var bytes [2]int64
 	for i, pipeline := range [][]passes.Pass{passes.Fused, passes.Unfused} {
 		name := [2]string{"fused", "unfused"}[i]
-		st, err := passes.Run(g, pipeline, passes.Options{Dims: s.Dims, Check: cuda.Emittable, GemmWGMMA: cuda.GemmWGMMA, GemvTiles: cuda.GemvTiles})
+		st, err := passes.Run(g, pipeline, passes.Options{Dims: s.Dims, Check: cuda.Emittable, GemmWGMMA: cuda.GemmWGMMA, GemvTiles: cuda.GemvTiles, GemvCols: cuda.GemvCols})
 		if err != nil {
 			return fail("plan", "%s: %w", name, err)
 		}
