@@ -390,15 +390,21 @@ func (g *gemmModel) setNarrow(l *plan.Launch) error {
 // Linear stores its weight), gemvRowTN over any other. The launch pass
 // sizes the GEMV's grid by it, a block a tile.
 func GemvCols(p *plan.Plan, pk *plan.Kernel) (int, error) {
-	k, err := newKgen(p, pk, 256)
-	if err != nil {
-		return 0, err
-	}
-	g, err := k.gemmModel()
+	g, err := gemvModel(p, pk)
 	if err != nil {
 		return 0, err
 	}
 	return g.gemvTN(), nil
+}
+
+// gemvModel is the work decomposition of gemm kernel pk of plan p in
+// blocks of 256 threads, as the launch pass asks about its GEMV path.
+func gemvModel(p *plan.Plan, pk *plan.Kernel) (*gemmModel, error) {
+	k, err := newKgen(p, pk, 256)
+	if err != nil {
+		return nil, err
+	}
+	return k.gemmModel()
 }
 
 // GemvTiles is the column tiles of tn slots that gemm kernel pk of plan p
@@ -409,11 +415,7 @@ func GemvCols(p *plan.Plan, pk *plan.Kernel) (int, error) {
 // kernel enumerates them. An error says why the kernel takes no narrow
 // tiles.
 func GemvTiles(p *plan.Plan, pk *plan.Kernel, tn int) (int64, error) {
-	k, err := newKgen(p, pk, 256)
-	if err != nil {
-		return 0, err
-	}
-	g, err := k.gemmModel()
+	g, err := gemvModel(p, pk)
 	if err != nil {
 		return 0, err
 	}
