@@ -48,10 +48,7 @@ func launch(s *State) (int, error) {
 }
 
 func launchOf(s *State, k *plan.Kernel) (*plan.Launch, error) {
-	eval := func(d ir.Dim) int64 {
-		v, _ := d.Eval(s.Dims)
-		return v
-	}
+	eval := s.dim
 	first := k.Nodes[0]
 	switch k.Strategy {
 	case plan.Gemm:
@@ -137,7 +134,7 @@ func gemmLaunch(s *State, k *plan.Kernel, eval func(ir.Dim) int64) *plan.Launch 
 	blocks := ceilDiv(n, cols) * batch
 	split := int64(1)
 	if _, constN := out[len(out)-1].Value(); constN && 2*blocks <= s.Target.SMs {
-		if m <= plan.GemvCUDACoreRows && cols == plan.GemvCols {
+		if m <= plan.GemvCUDACoreRows {
 			if l := gemvNarrow(s, k, batch, m, kk*mm.Args[1].Type.DType.Size()); l != nil {
 				return l
 			}

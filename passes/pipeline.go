@@ -81,6 +81,12 @@ type State struct {
 	noPrologue map[string]string
 }
 
+// dim is d's value at the bound dims (0 where it does not bind).
+func (s *State) dim(d ir.Dim) int64 {
+	v, _ := d.Eval(s.Dims)
+	return v
+}
+
 // keptApart reports why n may not join another op's kernel, or "".
 func (s *State) keptApart(n *ir.Node) string { return s.apart[n.Outs[0].Ref()] }
 

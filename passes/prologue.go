@@ -23,10 +23,6 @@ import (
 // take the tensor-core GEMV, whose ring copies its operand from memory,
 // and keep the row kernel.
 func prologue(s *State) (int, error) {
-	eval := func(d ir.Dim) int64 {
-		v, _ := d.Eval(s.Dims)
-		return v
-	}
 	users := s.Graph.Users()
 	changes := 0
 	for _, k := range slices.Clone(s.Plan.Kernels) {
@@ -39,17 +35,17 @@ func prologue(s *State) (int, error) {
 		if r == nil || r.Strategy != plan.Row || r.Load {
 			continue
 		}
+		m, _ := gemmRows(mm, s.dim)
 		why := ""
-		m, _ := gemmRows(mm, eval)
-		switch {
+		switch side := sideOutputs(r, k, a); {
 		case plan.Root(a) != a:
 			why = "the matmul reads its left operand through a view"
 		case s.noPrologue[mm.Outs[0].Ref()] != "":
 			why = s.noPrologue[mm.Outs[0].Ref()]
 		case len(users[a]) != 1:
 			why = "another op reads the norm too"
-		case sideOutputs(s, r, k, a) != "":
-			why = sideOutputs(s, r, k, a)
+		case side != "":
+			why = side
 		case m > plan.GemvCUDACoreRows:
 			why = "its rows take the tensor-core GEMV, whose ring copies the operand from memory"
 		case raggedNodes(r.Nodes):
@@ -80,7 +76,7 @@ func prologue(s *State) (int, error) {
 // block, or "": they must be whole rows (a value a row, a statistic, is
 // not stored by the prologue), and k must not read them (its blocks would
 // read what the lead block writes in the same launch).
-func sideOutputs(s *State, r, k *plan.Kernel, a *ir.Value) string {
+func sideOutputs(r, k *plan.Kernel, a *ir.Value) string {
 	for _, o := range r.Outputs {
 		if o == a {
 			continue
@@ -102,7 +98,7 @@ func sideOutputs(s *State, r, k *plan.Kernel, a *ir.Value) string {
 // raggedNodes reports whether any of nodes reads or writes a ragged value.
 func raggedNodes(nodes []*ir.Node) bool {
 	for _, n := range nodes {
-		for _, v := range append(slices.Clone(n.Args), n.Outs...) {
+		for _, v := range slices.Concat(n.Args, n.Outs) {
 			if v.Ragged != nil {
 				return true
 			}

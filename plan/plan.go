@@ -60,16 +60,7 @@ type Kernel struct {
 // Anchor is the op a kernel is built around: a Gemm kernel's matmul (its
 // prologue, a row computation of the matmul's left operand, comes before
 // it in Nodes), the first node otherwise.
-func (k *Kernel) Anchor() *ir.Node {
-	if k.Strategy == Gemm {
-		for _, n := range k.Nodes {
-			if n.Op == ir.OpMatmul {
-				return n
-			}
-		}
-	}
-	return k.Nodes[0]
-}
+func (k *Kernel) Anchor() *ir.Node { return k.Nodes[len(k.Prologue())] }
 
 // Prologue is a Gemm kernel's nodes before its matmul: the row computation
 // of the matmul's left operand that the kernel runs itself (the prologue

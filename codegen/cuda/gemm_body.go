@@ -460,11 +460,7 @@ func (g *gemmModel) prefetchPrologueParams(w *writer) error {
 				continue
 			}
 			seen[v] = true
-			zero := make([]ix, len(shapeOf(v)))
-			for i := range zero {
-				zero[i] = ixc(0)
-			}
-			p, err := g.k.addr(v, zero)
+			p, err := g.k.addr(v, zeroIndex(len(shapeOf(v))))
 			if err != nil {
 				return err
 			}

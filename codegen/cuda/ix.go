@@ -20,6 +20,15 @@ func ixc(n int64) ix {
 	return ix{s: intLit(n), n: n, k: true, f: func(map[string]int64) (int64, bool) { return n, true }}
 }
 
+// zeroIndex is the index of n zeros.
+func zeroIndex(n int) []ix {
+	out := make([]ix, n)
+	for i := range out {
+		out[i] = ixc(0)
+	}
+	return out
+}
+
 var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // ixv is a C expression (a variable or an already parenthesised

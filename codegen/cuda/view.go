@@ -274,10 +274,7 @@ func reshapeIndex(idx []ix, sa, so []poly) ([]ix, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]ix, len(sa))
-	for i := range out {
-		out[i] = ixc(0)
-	}
+	out := zeroIndex(len(sa))
 	for _, g := range groups {
 		gi, gj := g[0], g[1]
 		if len(gi) == 1 && len(gj) == 1 {
