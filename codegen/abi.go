@@ -1,8 +1,11 @@
 // Package codegen holds what the CUDA and Go code generators agree on: the
 // kernel ABI. Every generated kernel takes, in order, one device pointer per
 // plan input value, one per plan output value, then one int64 per graph dim
-// (in Graph.Dims order). KV-cache values (outputs of an append) are passed as
-// the pointer of their state; the new tokens are written through it.
+// (in Graph.Dims order), then the tensor maps its body copies through (a
+// 128-byte CUtensorMap each, passed by value, which the launcher encodes
+// from the buffers' addresses: RowMap). KV-cache values (outputs of an
+// append) are passed as the pointer of their state; the new tokens are
+// written through it.
 package codegen
 
 import (
@@ -20,6 +23,8 @@ type Param struct {
 	Value *ir.Value
 	// Dim is the graph dim an int64 parameter carries.
 	Dim string
+	// Map describes the tensor map a map parameter carries.
+	Map *RowMap
 	// Written is set for output pointers.
 	Written bool
 }
@@ -47,6 +52,26 @@ func Params(g *ir.Graph, k *plan.Kernel) []Param {
 	}
 	return ps
 }
+
+// RowMap is the tensor map of the decode attention's keys and values
+// (codegen/cuda/device/attention_bulk.cuh): memory from the lower of K's
+// and V's buffers viewed as RowMapRows rows of Dh 16-bit elements, each row
+// Dh/64 lines of 128 bytes (dims {64, rows, Dh/64}, strides {2 Dh, 128}
+// bytes), copied in boxes of {64, 16, Dh/64} elements into the 128-byte
+// swizzle. The launcher encodes it with cuTensorMapEncodeTiled
+// (runtime.RowMap).
+type RowMap struct {
+	// K and V are the buffers of the keys and values (the same state for
+	// an appended cache).
+	K, V *ir.Value
+	// Dh is the head dim, a multiple of 64.
+	Dh int64
+}
+
+// RowMapRows is the rows a RowMap addresses from its base: the kernel
+// checks each copy's rows against it (FZ_ATT_TROWS), so that the map
+// covers both buffers whatever their distance.
+const RowMapRows = 0x7fffffff
 
 // Buffer is the value whose memory a kernel parameter points at: the state
 // behind a KV cache (or behind a view of one), the whole buffer behind a

@@ -426,8 +426,20 @@ func (b *Bench) timeKernel(l *Loaded, in *Instance, i int, kt *KernelTime) error
 				args = append(args, pool.At(r*size+offs[prm.Value]))
 			case prm.Dim != "":
 				args = append(args, l.P.Dims[prm.Dim])
+			case prm.Map != nil:
+				m, err := encodeMap(prm.Map, func(v *ir.Value) (runtime.DevicePtr, error) {
+					o, ok := offs[v]
+					if !ok {
+						return 0, fmt.Errorf("map parameter %s: %s is not a buffer parameter", prm.Name, v.Ref())
+					}
+					return pool.At(r*size + o), nil
+				})
+				if err != nil {
+					return nil, err
+				}
+				args = append(args, m)
 			default:
-				return nil, fmt.Errorf("parameter %s is neither a buffer nor a dim", prm.Name)
+				return nil, fmt.Errorf("parameter %s is neither a buffer, a dim nor a map", prm.Name)
 			}
 		}
 		return args, nil

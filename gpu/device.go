@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/fuser-dev/fuser/codegen"
 	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/plan"
 	"github.com/fuser-dev/fuser/runtime"
@@ -287,11 +288,31 @@ func (in *Instance) args(k *Kernel) ([]any, error) {
 			args = append(args, p)
 		case prm.Dim != "":
 			args = append(args, in.L.P.Dims[prm.Dim])
+		case prm.Map != nil:
+			m, err := encodeMap(prm.Map, in.Ptr)
+			if err != nil {
+				return nil, fmt.Errorf("kernel %s: %w", k.Plan.Name, err)
+			}
+			args = append(args, m)
 		default:
-			return nil, fmt.Errorf("kernel %s: parameter %s is neither a buffer nor a dim", k.Plan.Name, prm.Name)
+			return nil, fmt.Errorf("kernel %s: parameter %s is neither a buffer, a dim nor a map", k.Plan.Name, prm.Name)
 		}
 	}
 	return args, nil
+}
+
+// encodeMap encodes the tensor map m of the buffers at ptr's addresses, as
+// the generated Go launch code does.
+func encodeMap(m *codegen.RowMap, ptr func(*ir.Value) (runtime.DevicePtr, error)) (runtime.TensorMap, error) {
+	k, err := ptr(m.K)
+	if err != nil {
+		return runtime.TensorMap{}, err
+	}
+	v, err := ptr(m.V)
+	if err != nil {
+		return runtime.TensorMap{}, err
+	}
+	return runtime.RowMap(k, v, codegen.RowMapRows, int(m.Dh))
 }
 
 // Forward enqueues every kernel; it fails on a kernel not generated.

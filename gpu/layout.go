@@ -74,6 +74,10 @@ func NewLayout(p *Plan) (*Layout, error) {
 			continue
 		}
 		for _, prm := range k.CUDA.Params {
+			if prm.Map != nil {
+				// Its buffers are the kernel's buffer parameters too.
+				continue
+			}
 			if prm.Value == nil {
 				if prm.Dim == "" {
 					return nil, fmt.Errorf("kernel %s: parameter %s is neither a buffer nor a dim", k.Plan.Name, prm.Name)

@@ -4,10 +4,10 @@ package runtime
 
 // #include <cuda.h>
 // static CUresult launchEx(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned block, unsigned shared,
-//                          CUstream s, unsigned long long* vals, int n, int dependent, unsigned cluster) {
+//                          CUstream s, unsigned long long* vals, int* offs, int n, int dependent, unsigned cluster) {
 //   void* args[64];
 //   if (n > 64) return CUDA_ERROR_INVALID_VALUE;
-//   for (int i = 0; i < n; i++) args[i] = &vals[i];
+//   for (int i = 0; i < n; i++) args[i] = &vals[offs[i]];
 //   CUlaunchAttribute attrs[2];
 //   unsigned na = 0;
 //   if (dependent) {
@@ -29,7 +29,7 @@ package runtime
 //   cfg.hStream = s;
 //   cfg.attrs = attrs;
 //   cfg.numAttrs = na;
-//   return cuLaunchKernelEx(&cfg, f, args, 0);
+//   return cuLaunchKernelEx(&cfg, f, n > 0 ? args : 0, 0);
 // }
 import "C"
 
@@ -42,7 +42,8 @@ import (
 // Launch enqueues kernel k on stream s with a grid of blocks of block
 // threads (one-dimensional blocks) and shared bytes of dynamic shared memory,
 // opting the kernel in to more than 48 KiB when needed. Each argument is a
-// DevicePtr, an int64, an int32 or a float32, passed by value in order.
+// DevicePtr, an int64, an int32, a float32 or a TensorMap, passed by value
+// in order.
 func Launch(k *Kernel, grid [3]int64, block int, shared int64, s *Stream, args ...any) error {
 	return LaunchWith(k, grid, block, shared, LaunchOpts{}, s, args...)
 }
@@ -82,37 +83,36 @@ func LaunchWith(k *Kernel, grid [3]int64, block int, shared int64, opts LaunchOp
 	if err := k.allowShared(shared); err != nil {
 		return err
 	}
-	// Every argument goes in a 64-bit slot: cu copies 8 bytes per argument.
-	vals := make([]uint64, len(args)+1)
-	ptrs := make([]unsafe.Pointer, len(args))
+	// Every argument but a tensor map goes in a 64-bit word, a map in 16
+	// (the driver copies each parameter's own size from its address).
+	vals := make([]uint64, 0, len(args)+1)
+	offs := make([]C.int, len(args)+1)
 	for i, a := range args {
+		offs[i] = C.int(len(vals))
 		switch a := a.(type) {
 		case DevicePtr:
-			vals[i] = uint64(a)
+			vals = append(vals, uint64(a))
 		case int64:
-			vals[i] = uint64(a)
+			vals = append(vals, uint64(a))
 		case int32:
-			vals[i] = uint64(uint32(a))
+			vals = append(vals, uint64(uint32(a)))
 		case float32:
-			vals[i] = uint64(math.Float32bits(a))
+			vals = append(vals, uint64(math.Float32bits(a)))
+		case TensorMap:
+			vals = append(vals, a[:]...)
 		default:
 			return fmt.Errorf("runtime: launch %s: argument %d has unsupported type %T", k.Name, i, a)
 		}
-		ptrs[i] = unsafe.Pointer(&vals[i])
 	}
-	var err error
-	if opts.Dependent || opts.Cluster > 1 {
-		f := *(*C.CUfunction)(unsafe.Pointer(&k.fn))
-		dep := C.int(0)
-		if opts.Dependent {
-			dep = 1
-		}
-		r := C.launchEx(f, C.uint(grid[0]), C.uint(grid[1]), C.uint(grid[2]), C.uint(block), C.uint(shared), s.c(),
-			(*C.ulonglong)(unsafe.Pointer(&vals[0])), C.int(len(args)), dep, C.uint(max(opts.Cluster, 1)))
-		err = check(r, "launch with attributes")
-	} else {
-		err = k.fn.Launch(int(grid[0]), int(grid[1]), int(grid[2]), block, 1, 1, int(shared), s.s, ptrs)
+	vals = append(vals, 0)
+	f := *(*C.CUfunction)(unsafe.Pointer(&k.fn))
+	dep := C.int(0)
+	if opts.Dependent {
+		dep = 1
 	}
+	r := C.launchEx(f, C.uint(grid[0]), C.uint(grid[1]), C.uint(grid[2]), C.uint(block), C.uint(shared), s.c(),
+		(*C.ulonglong)(unsafe.Pointer(&vals[0])), &offs[0], C.int(len(args)), dep, C.uint(max(opts.Cluster, 1)))
+	err := check(r, "launch")
 	if err != nil {
 		return fmt.Errorf("runtime: launch %s grid(%d,%d,%d) block %d shared %d: %w", k.Name, grid[0], grid[1], grid[2], block, shared, err)
 	}

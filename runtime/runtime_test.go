@@ -16,6 +16,9 @@ import (
 //go:embed testdata/kernels.ptx
 var kernelsPTX string
 
+//go:embed testdata/tma.ptx
+var tmaPTX string
+
 func setup(t *testing.T) (*Context, *Module, *Stream) {
 	t.Helper()
 	ctx, err := NewContext(0)
@@ -211,5 +214,77 @@ func TestLaunchErrors(t *testing.T) {
 	}
 	if _, err := m.Kernel("missing"); err == nil {
 		t.Error("found a kernel that does not exist")
+	}
+}
+
+// TestRowMap encodes the row map of a buffer of 64 rows of 128 16-bit
+// elements (element j of row i holds i * 128 + j) and copies rows through
+// it by the tensor copy engine (testdata/tma.cu, a map passed by value):
+// rows 5 .. 20 come back as written, and rows 56 .. 71, past the map's 64
+// rows, come back with the rows past the end as zeros, so the map's base,
+// strides, box, swizzle and row count are the ones asked for. A base not
+// 16-byte aligned gets the zero map, and a head dim the map cannot take an
+// error.
+func TestRowMap(t *testing.T) {
+	ctx, _, s := setup(t)
+	m, err := ctx.LoadModule(tmaPTX)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := m.Kernel("rows")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n, dh = 64, 128
+	in := make([]byte, 2*n*dh)
+	for e := range n * dh {
+		binary.LittleEndian.PutUint16(in[2*e:], uint16(e))
+	}
+	x, err := ctx.Alloc(2 * n * dh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Free()
+	y, err := ctx.Alloc(2 * 16 * dh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer y.Free()
+	if err := x.CopyIn(in); err != nil {
+		t.Fatal(err)
+	}
+	tm, err := RowMap(x.Ptr, x.Ptr, n, dh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []int{5, 56} {
+		if err := y.Memset(0, 2*16*dh, 0xff); err != nil {
+			t.Fatal(err)
+		}
+		if err := Launch(k, [3]int64{1, 1, 1}, 128, 0, s, tm, int32(r), y.At(0)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Synchronize(); err != nil {
+			t.Fatal(err)
+		}
+		out := make([]byte, 2*16*dh)
+		if err := y.CopyOut(out); err != nil {
+			t.Fatal(err)
+		}
+		for e := range 16 * dh {
+			want := uint16(0)
+			if row := r + e/dh; row < n {
+				want = uint16(row*dh + e%dh)
+			}
+			if got := binary.LittleEndian.Uint16(out[2*e:]); got != want {
+				t.Fatalf("rows from %d: element %d of row %d is %d, want %d", r, e%dh, r+e/dh, got, want)
+			}
+		}
+	}
+	if z, err := RowMap(x.Ptr+2, x.Ptr+2, n, dh); err != nil || z != (TensorMap{}) {
+		t.Errorf("a base 2 bytes past alignment: map %x, error %v; want the zero map", z, err)
+	}
+	if _, err := RowMap(x.Ptr, x.Ptr, n, 96); err == nil || !strings.Contains(err.Error(), "96 elements") {
+		t.Errorf("head dim 96: error %v", err)
 	}
 }

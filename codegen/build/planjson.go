@@ -65,6 +65,16 @@ type Param struct {
 	Written bool   `json:"written,omitempty"`
 	// Arena is the buffer's offset in the arena, for an intermediate.
 	Arena *int64 `json:"arena,omitempty"`
+	// Map is a tensor map parameter's description.
+	Map *RowMap `json:"map,omitempty"`
+}
+
+// RowMap is a tensor map parameter (codegen.RowMap): the keys' and values'
+// buffers and the head dim.
+type RowMap struct {
+	K  string `json:"k"`
+	V  string `json:"v"`
+	Dh int64  `json:"dh"`
 }
 
 // Launch is a kernel's launch plan; Block is what the entries are written
@@ -154,6 +164,9 @@ func kernel(p *plan.Plan, k *plan.Kernel, kd golang.Kernel, c plan.Cost, reports
 	}
 	for _, prm := range kd.Params {
 		jp := Param{Name: prm.Name, Dim: prm.Dim, Written: prm.Written}
+		if m := prm.Map; m != nil {
+			jp.Map = &RowMap{K: m.K.Ref(), V: m.V.Ref(), Dh: m.Dh}
+		}
 		if prm.Value != nil {
 			jp.Value = prm.Value.Ref()
 			if off, ok := p.Arena.Offsets[prm.Value]; ok {

@@ -41,6 +41,10 @@ type flashModel struct {
 	// prefixPass is set when a prefix pass (fz_att_prefix) attends the
 	// prefix of a cascade before the decode kernel (hasPrefixPass).
 	prefixPass bool
+	// tmap is the body's name of the tensor map parameter of the own keys'
+	// and values' rows (codegen.RowMap) at head dims of whole 128-byte
+	// lines, which the decode copies through; empty at other head dims.
+	tmap string
 }
 
 func (k *kgen) flashModel() (*flashModel, error) {
@@ -253,6 +257,12 @@ func (m *flashModel) emitContext(w *writer, chunk, nps int64) error {
 	if err != nil {
 		return err
 	}
+	w.line("// The host-encoded tensor map of the rows from tbase() (codegen.RowMap), or null.")
+	tm := "(const fz_tmap*)0"
+	if m.tmap != "" {
+		tm = m.tmap
+	}
+	w.line("%s const fz_tmap* tmap() const { return %s; }", ctxMember, tm)
 	w.line("// Query i of head h, and the output stores.")
 	w.line("%s const u16* qrow(i64 b, i64 h, i64 i) const { return (const u16*)(%s); }", ctxMember, qa)
 	od := m.out.Type.DType
@@ -502,6 +512,10 @@ func (k *kgen) flashAttentionKernel() (*generated, error) {
 	}
 	libs := []string{libTMA, libAttentionBulk, libAttentionFlash}
 	m.prefixPass = m.hasPrefixPass(l)
+	if m.dh%64 == 0 {
+		own := m.srcs[len(m.srcs)-1]
+		m.tmap = k.rowMap(codegen.RowMap{K: codegen.Buffer(own.k), V: codegen.Buffer(own.v), Dh: m.dh})
+	}
 	var helpers writer
 	if err := m.emitContext(&helpers, chunk, nps); err != nil {
 		return nil, err

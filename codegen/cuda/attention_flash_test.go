@@ -177,17 +177,26 @@ func TestFlashGolden(t *testing.T) {
 // TestFlashTensorMapBase checks the base of the decode's tensor map (the
 // context's tbase, from which fz_att_bulk_tile measures each tile's rows):
 // the cache's buffer when K and V share it, else the lower of the two
-// buffers, so that the rows of both lie at whole-row offsets above it.
+// buffers, so that the rows of both lie at whole-row offsets above it; and
+// the map parameter the host encodes from the same buffers (codegen.RowMap,
+// last in the ABI, taken by value), which a head dim of no whole 128-byte
+// lines does not get.
 func TestFlashTensorMapBase(t *testing.T) {
 	shared := flashVariant{name: "shared", dtype: "bf16", h: 8, g: 2, dh: 128, layout: "contiguous", causal: true}
+	separate := func(dh int) string {
+		return fmt.Sprintf("layer separate\ndim B, S, T\nconst H = 4, G = 2, Dh = %d\n", dh) +
+			"input q : bf16[B, H, S, Dh]\ninput k : bf16[B, G, T, Dh]\ninput v : bf16[B, G, T, Dh]\noutput o : bf16[B, H, S, Dh]\n" +
+			"o = softmax(q @ transpose(k) / sqrt(Dh), axis=-1) @ v\n"
+	}
 	for _, tc := range []struct {
 		name, src, want string
+		// mapK and mapV name the map's buffers; empty: no map.
+		mapK, mapV string
+		dh         int64
 	}{
-		{"shared", shared.spec(), "tbase() const { return (const u16*)p1; }"},
-		{"separate", "layer separate\ndim B, S, T\nconst H = 4, G = 2, Dh = 64\n" +
-			"input q : bf16[B, H, S, Dh]\ninput k : bf16[B, G, T, Dh]\ninput v : bf16[B, G, T, Dh]\noutput o : bf16[B, H, S, Dh]\n" +
-			"o = softmax(q @ transpose(k) / sqrt(Dh), axis=-1) @ v\n",
-			"tbase() const { return (const u16*)p1 < (const u16*)p2 ? (const u16*)p1 : (const u16*)p2; }"},
+		{"shared", shared.spec(), "tbase() const { return (const u16*)p1; }", "kv", "kv", 128},
+		{"separate", separate(64), "tbase() const { return (const u16*)p1 < (const u16*)p2 ? (const u16*)p1 : (const u16*)p2; }", "k", "v", 64},
+		{"separate80", separate(80), "tbase() const { return (const u16*)p1 < (const u16*)p2 ? (const u16*)p1 : (const u16*)p2; }", "", "", 0},
 	} {
 		g, err := frontend.Parse(tc.name+".fu", tc.src)
 		if err != nil {
@@ -201,6 +210,20 @@ func TestFlashTensorMapBase(t *testing.T) {
 		if !strings.Contains(m.Source, tc.want) {
 			i := strings.Index(m.Source, "tbase() const")
 			t.Errorf("%s: want %q, the source has %q", tc.name, tc.want, m.Source[max(i, 0):max(i, 0)+120])
+		}
+		ps := m.Kernels[0].Params
+		last := ps[len(ps)-1]
+		switch {
+		case tc.mapK == "" && last.Map != nil:
+			t.Errorf("%s: a map parameter at head dim 80", tc.name)
+		case tc.mapK == "":
+		case last.Map == nil:
+			t.Errorf("%s: the last parameter, %s, is not a map", tc.name, last.Name)
+		case last.Map.K.Name != tc.mapK || last.Map.V.Name != tc.mapV || last.Map.Dh != tc.dh:
+			t.Errorf("%s: map of %s and %s at head dim %d, want %s, %s, %d", tc.name, last.Map.K.Name, last.Map.V.Name, last.Map.Dh, tc.mapK, tc.mapV, tc.dh)
+		case !strings.Contains(m.Source, "const __grid_constant__ fz_tmap "+last.Name+")"),
+			!strings.Contains(m.Source, "&"+last.Name+");"):
+			t.Errorf("%s: the entries do not take %s by value and pass its address", tc.name, last.Name)
 		}
 	}
 }

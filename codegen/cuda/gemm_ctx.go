@@ -15,7 +15,11 @@ import (
 // order: ctxInit).
 func (k *kgen) emitParamFields(w *writer) {
 	for i, p := range k.params {
-		if p.Value == nil {
+		switch {
+		case p.Map != nil:
+			w.line("const fz_tmap* %s;", k.fieldName(i))
+			continue
+		case p.Value == nil:
 			w.line("i64 %s;", k.fieldName(i))
 			continue
 		}
@@ -31,7 +35,7 @@ func (k *kgen) emitParamFields(w *writer) {
 // fieldName is the name of parameter i as a field of the context type, as
 // in the body functions.
 func (k *kgen) fieldName(i int) string {
-	if p := k.params[i]; p.Value == nil {
+	if p := k.params[i]; p.Dim != "" {
 		return dimParam(p.Dim)
 	}
 	return "p" + strconv.Itoa(i)

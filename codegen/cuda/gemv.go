@@ -27,7 +27,7 @@ func (k *kgen) dimArgs() string {
 func (k *kgen) bodyArgs() string {
 	var as []string
 	for i, p := range k.params {
-		if p.Value == nil {
+		if p.Dim != "" {
 			as = append(as, dimParam(p.Dim))
 		} else {
 			as = append(as, fmt.Sprintf("p%d", i))

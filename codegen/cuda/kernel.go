@@ -156,7 +156,14 @@ func (k *kgen) signature(entry bool) string {
 		if entry {
 			name = p.Name
 		}
-		if p.Value == nil {
+		switch {
+		case p.Map != nil && entry:
+			ps = append(ps, "const __grid_constant__ fz_tmap "+name)
+			continue
+		case p.Map != nil:
+			ps = append(ps, "const fz_tmap* __restrict__ "+name)
+			continue
+		case p.Value == nil:
 			ps = append(ps, "i64 "+dimParam(p.Dim))
 			continue
 		}
@@ -174,7 +181,11 @@ func (k *kgen) signature(entry bool) string {
 func (k *kgen) args() string {
 	var as []string
 	for _, p := range k.params {
-		as = append(as, p.Name)
+		if p.Map != nil {
+			as = append(as, "&"+p.Name)
+		} else {
+			as = append(as, p.Name)
+		}
 	}
 	return strings.Join(as, ", ")
 }
@@ -188,6 +199,13 @@ func (k *kgen) apiParams() []codegen.Param {
 		}
 	}
 	return ps
+}
+
+// rowMap appends the tensor map parameter m to the kernel's parameters
+// and returns its name in the body functions.
+func (k *kgen) rowMap(m codegen.RowMap) string {
+	k.params = append(k.params, codegen.Param{Name: "tmap" + strconv.Itoa(len(k.params)), Map: &m})
+	return "p" + strconv.Itoa(len(k.params)-1)
 }
 
 // dimIx is a dim as an index expression.

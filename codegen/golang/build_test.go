@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fuser-dev/fuser/codegen/cuda"
 )
 
 // TestGeneratedPackagesBuild writes the package of every spec, fused and
@@ -15,7 +17,10 @@ import (
 // the leading underscore keeps ./... patterns out of it, so the packages
 // are named one by one) and vets and builds
 // them with the tag cuda. It needs cgo and cuda.h: the nvrtc tag means the
-// flags from scripts/cuda-sdk.sh are set.
+// flags from scripts/cuda-sdk.sh are set. The kernels are described as
+// codegen/cuda generates them, so that the launches with tensor maps
+// (codegen.RowMap: the fused decode attention at head dims of whole
+// 128-byte lines) are built too.
 func TestGeneratedPackagesBuild(t *testing.T) {
 	root := moduleRoot(t)
 	dir, err := os.MkdirTemp(root, "_gen")
@@ -24,6 +29,7 @@ func TestGeneratedPackagesBuild(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	var pkgs []string
+	maps := 0
 	for _, name := range specNames() {
 		for _, unfused := range []bool{false, true} {
 			pkg := name
@@ -31,10 +37,19 @@ func TestGeneratedPackagesBuild(t *testing.T) {
 				pkg += "_unfused"
 			}
 			p, dims := planSpec(t, name, unfused)
-			src, err := Generate(p, dims, nil, pkg, "kernels.ptx")
+			m, err := cuda.Generate(p)
 			if err != nil {
 				t.Fatalf("%s: %v", pkg, err)
 			}
+			var ks []Kernel
+			for _, k := range m.Kernels {
+				ks = append(ks, Kernel{Entries: k.Entries, Params: k.Params, Block: k.Block})
+			}
+			src, err := Generate(p, dims, ks, pkg, "kernels.ptx")
+			if err != nil {
+				t.Fatalf("%s: %v", pkg, err)
+			}
+			maps += strings.Count(src, "runtime.RowMap(")
 			pkgDir := filepath.Join(dir, pkg)
 			pkgs = append(pkgs, "./"+filepath.Join(filepath.Base(dir), pkg))
 			if err := os.Mkdir(pkgDir, 0o755); err != nil {
@@ -45,6 +60,10 @@ func TestGeneratedPackagesBuild(t *testing.T) {
 			write(t, filepath.Join(pkgDir, pkg+".go"), src)
 		}
 	}
+	if maps == 0 {
+		t.Fatal("no package encodes a tensor map")
+	}
+	t.Logf("%d tensor map launches", maps)
 	for _, cmd := range []string{"vet", "build"} {
 		args := append([]string{cmd, "-tags", "cuda"}, pkgs...)
 		cmd := exec.Command("go", args...)

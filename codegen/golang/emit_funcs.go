@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/dave/jennifer/jen"
+	"github.com/fuser-dev/fuser/codegen"
 )
 
 // errorf is fmt.Errorf("<layer>: <format>", args...).
@@ -156,8 +157,18 @@ func (l *layer) emitLaunch(g *jen.Group, i int, la launch) {
 		jen.Lit(int(lp.SharedBytes)),
 		jen.Id("s"),
 	}
-	for _, a := range la.Args {
-		call = append(call, l.argCode(a))
+	for j, a := range la.Args {
+		if a.Map == nil {
+			call = append(call, l.argCode(a))
+			continue
+		}
+		// A tensor map, encoded from its buffers' addresses at each launch
+		// (so also as a captured graph records it).
+		m := fmt.Sprintf("tmap%d_%d", i, j)
+		g.List(jen.Id(m), jen.Err()).Op(":=").Qual(RuntimePath, "RowMap").Call(l.argCode(a.Map.K), l.argCode(a.Map.V),
+			jen.Lit(int64(codegen.RowMapRows)), jen.Lit(int(a.Map.Dh)))
+		g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(l.errorf("%w", jen.Err())))
+		call = append(call, jen.Id(m))
 	}
 	fn := "Launch"
 	switch {

@@ -62,9 +62,17 @@ type launch struct {
 
 // arg is one kernel argument: a Layer buffer, an arena offset or a dim.
 type arg struct {
-	Field  string // a Layer buffer field
-	Offset int64  // the arena offset when no other field is set
-	Dim    string // the Dims field of a dim argument
+	Field  string  // a Layer buffer field
+	Offset int64   // the arena offset when no other field is set
+	Dim    string  // the Dims field of a dim argument
+	Map    *mapArg // a tensor map's buffers
+}
+
+// mapArg is a tensor map argument (codegen.RowMap), encoded before the
+// launch from its buffers' addresses.
+type mapArg struct {
+	K, V arg
+	Dh   int64
 }
 
 // reserved are the exported names the generated package declares.
@@ -209,28 +217,47 @@ func (l *layer) hasLoad() bool {
 func (l *layer) args(p *plan.Plan, params []codegen.Param) ([]arg, error) {
 	var out []arg
 	for _, prm := range params {
-		if prm.Value == nil {
-			if prm.Dim == "" {
-				return nil, fmt.Errorf("parameter %s is neither a buffer nor a dim", prm.Name)
+		switch {
+		case prm.Map != nil:
+			k, err := l.bufferArg(p, prm.Name, prm.Map.K)
+			if err != nil {
+				return nil, err
 			}
+			v, err := l.bufferArg(p, prm.Name, prm.Map.V)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, arg{Map: &mapArg{K: k, V: v, Dh: prm.Map.Dh}})
+		case prm.Value != nil:
+			a, err := l.bufferArg(p, prm.Name, prm.Value)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, a)
+		case prm.Dim != "":
 			f := l.dimField(prm.Dim)
 			if f == "" {
 				return nil, fmt.Errorf("parameter %s: no dim %s", prm.Name, prm.Dim)
 			}
 			out = append(out, arg{Dim: f})
-			continue
+		default:
+			return nil, fmt.Errorf("parameter %s is neither a buffer, a dim nor a map", prm.Name)
 		}
-		if f, ok := l.field[prm.Value]; ok {
-			out = append(out, arg{Field: f})
-			continue
-		}
-		off, ok := p.Arena.Offsets[prm.Value]
-		if !ok {
-			return nil, fmt.Errorf("parameter %s: value is neither a leaf, an output nor in the arena", prm.Name)
-		}
-		out = append(out, arg{Offset: off})
 	}
 	return out, nil
+}
+
+// bufferArg is the argument of parameter name's buffer v: a Layer field or
+// an arena offset.
+func (l *layer) bufferArg(p *plan.Plan, name string, v *ir.Value) (arg, error) {
+	if f, ok := l.field[v]; ok {
+		return arg{Field: f}, nil
+	}
+	off, ok := p.Arena.Offsets[v]
+	if !ok {
+		return arg{}, fmt.Errorf("parameter %s: value is neither a leaf, an output nor in the arena", name)
+	}
+	return arg{Offset: off}, nil
 }
 
 // planLadder analyzes the ladder and sizes the room its padding needs: one

@@ -407,19 +407,21 @@ FZ_DEV void fz_att_wtile(const fz_att_lrow& r, u16* sk, u16* sv, int lane) {
 
 // fz_att_bulk_tile copies the tile of the lanes' rows r to the swizzled
 // tiles at sk (K) and sk + 16 * DH (V) by the tensor copy engine (one
-// thread; map g of base tb, completing on the mbarrier at bar) when bulk
-// is set, the tile's 16 keys all exist, and their K and their V rows are
-// 16 consecutive rows at whole-row offsets from tb. Returns whether it did
-// (the same in every lane); otherwise the caller loads the tile.
+// thread; the map whose address is at *g, of base tb, completing on the
+// mbarrier at bar) when tb is 16-byte aligned (the host encodes no map
+// otherwise: runtime.RowMap), the tile's 16 keys all exist, and their K and
+// their V rows are 16 consecutive rows at whole-row offsets from tb.
+// Returns whether it did (the same in every lane); otherwise the caller
+// loads the tile.
 template <int DH>
-FZ_DEV bool fz_att_bulk_tile(const fz_att_lrow& r, const u16* tb, bool bulk, u16* sk, const u64* g, u32 bar, int lane) {
-  if (!bulk) return false;
+FZ_DEV bool fz_att_bulk_tile(const fz_att_lrow& r, const u16* tb, u16* sk, const fz_tmap* const* g, u32 bar, int lane) {
+  if (!fz_aligned(tb, 16)) return false;
   const u64 p = (u64)r.p, k0 = __shfl_sync(0xffffffffu, p, 0), v0 = __shfl_sync(0xffffffffu, p, 16);
   const bool seq = r.ok && p == (lane < 16 ? k0 : v0) + (u64)(lane & 15) * (DH * 2);
   // Byte offsets from the base; below it they wrap past the limit.
   const u64 ok = k0 - (u64)tb, ov = v0 - (u64)tb, lim = (u64)(FZ_ATT_TROWS - 16) * (DH * 2);
   if (!__all_sync(0xffffffffu, seq) || ok % (DH * 2) != 0 || ov % (DH * 2) != 0 || ok > lim || ov > lim) return false;
-  if (lane == 0) fz_att_tma_kv<DH>(fz_smem_addr(sk), fz_smem_addr(sk + 16 * DH), g, (int)(ok / (DH * 2)), (int)(ov / (DH * 2)), bar);
+  if (lane == 0) fz_att_tma_kv<DH>(fz_smem_addr(sk), fz_smem_addr(sk + 16 * DH), *g, (int)(ok / (DH * 2)), (int)(ov / (DH * 2)), bar);
   return true;
 }
 
@@ -561,11 +563,11 @@ FZ_DEV void fz_att_ahead(const C& c, i64 b, i64 g, i64 npre, i64 j0, i64 n) {
 // split and streams its tiles through its own NSTG-stage ring in dynamic
 // shared memory (NSTG - 1 tiles in flight while it computes one; no block
 // barrier in the loop), with its own online softmax. Head dims of whole
-// 128-byte lines (BULK) take the tensor copy engine (fz_att_bulk): the
-// block builds its tensor map, and a warp's tile whose K and V rows are
-// each 16 consecutive rows goes as two tensor copies completing on the
-// stage's mbarrier; other tiles (the last, partial one; pages of fewer
-// than 16 tokens) go by cp.async into the same swizzled layout. Other head
+// 128-byte lines (BULK) take the tensor copy engine (fz_att_bulk) through
+// the tensor map the host encoded (c.tmap()): a warp's tile whose K and V
+// rows are each 16 consecutive rows goes as two tensor copies completing
+// on the stage's mbarrier; other tiles (the last, partial one; pages of
+// fewer than 16 tokens) go by cp.async into the same swizzled layout. Other head
 // dims go by cp.async into padded rows. The warps'
 // (m, l, o) are then combined through shared memory. With one split the
 // block writes the output. Otherwise it writes its partial (m, l,
@@ -583,7 +585,9 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
   constexpr int TST = 2 * 16 * DH;
   extern __shared__ __align__(16) u16 fz_att_dsm[];
   __shared__ int fz_att_last;
-  __shared__ __align__(128) u64 fz_att_tms[BULK ? 16 : 1];
+  // The tensor map's address, read from here where a copy is issued rather
+  // than held in registers.
+  __shared__ const fz_tmap* fz_att_map;
   __shared__ __align__(8) u64 fz_att_bar[BULK ? NW * NSTG : 1];
   // Each warp's ring of its tiles' row words (C::KEYS: the page-table
   // entries), KR tiles of 16, fetched NSTG tiles ahead of the tiles' copies.
@@ -602,13 +606,8 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
   const i64 slots = cap > ncnt && per > 0 ? (cap - ncnt) / per : 0;
   unsigned int* const cnt = (unsigned int*)ws;
   float* const part = ws + ncnt;
-  // The tensor map, in the slot of the block's SM (it and its base are
-  // read again where used rather than held in registers): warp 0 builds it
-  // while the first item's first tiles load by cp.async; ready once every
-  // warp has acquired it. The warps' stage barriers: tmask marks the
-  // stages the engine fills, phase their barriers' parities.
-  const auto bulk = [&]() { return BULK && fz_att_tslot<DH>() != 0 && fz_aligned(c.tbase(), 16); };
-  bool ready = false;
+  // The warps' stage barriers: tmask marks the stages the engine fills,
+  // phase their barriers' parities.
   u32 tmask = 0, phase = 0;
   if (BULK && lane == 0) {
     for (int i = 0; i < NSTG; i++) fz_mbar_init(fz_smem_addr(&fz_att_bar[warp * NSTG + i]), 1);
@@ -618,7 +617,7 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
   const auto load = [&](const fz_att_lrow& r, int s) {
     if constexpr (BULK) {
       u16* const sk = st + s * TST;
-      if (fz_att_bulk_tile<DH>(r, c.tbase(), ready, sk, fz_att_tslot<DH>(), fz_smem_addr(&fz_att_bar[warp * NSTG + s]), lane)) {
+      if (fz_att_bulk_tile<DH>(r, c.tbase(), sk, &fz_att_map, fz_smem_addr(&fz_att_bar[warp * NSTG + s]), lane)) {
         tmask |= 1u << s;
       } else {
         tmask &= ~(1u << s);
@@ -641,10 +640,8 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
       fz_att_ahead<DH>(c, blockIdx.z, blockIdx.y, it.npre, j0, n);
     }
   }
-  // The workspace's and the tensor maps' addresses, read before the wait
-  // (fz_warm).
+  // The workspace's address, read before the wait.
   fz_prefetch_l2(ws);
-  if constexpr (BULK) fz_warm(fz_att_tmaps);
   fz_grid_sync();
   for (i64 b = blockIdx.z; b < B; b += gridDim.z) {
     for (i64 g = blockIdx.y; g < G; g += gridDim.y) {
@@ -664,6 +661,12 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
           float o[NN][4], m[2] = {-FZ_INF, -FZ_INF}, l[2] = {0.f, 0.f};
 #pragma unroll
           for (int i = 0; i < NN; i++) { o[i][0] = 0.f; o[i][1] = 0.f; o[i][2] = 0.f; o[i][3] = 0.f; }
+          // The tensor map's address for the copies (here rather than before
+          // the wait: there the Dh 256 kernels spilled a register).
+          if (BULK && threadIdx.x == 0) {
+            fz_att_map = c.tmap();
+            fz_tmap_prefetch(c.tmap());
+          }
           __syncthreads(); // the shared memory's last readers are done
           // The query rows to shared memory (zeros past R and DH) in 16-byte
           // chunks, by cp.async where whole and aligned: they join the
@@ -700,15 +703,8 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
             if (i < mine) load(row(i), i);
             fz_cp_commit();
           }
-          // (Not for an item whose tiles all fit the rings' first stages.)
-          const bool build = BULK && !ready && ntile > NW * (NSTG - 1) && bulk();
-          if (build && warp == 0) fz_att_tmap_build<DH>(fz_att_tms, fz_att_tslot<DH>(), c.tbase());
           fz_cp_wait<NSTG - 2>(); // the query rows' group
-          __syncthreads(); // the query rows, and the map
-          if (build) {
-            if (lane == 0) fz_tmap_acquire(fz_att_tslot<DH>());
-            ready = true;
-          }
+          __syncthreads(); // the query rows
           // Up to a head dim of 128 the query's A fragments stay in
           // registers; past it, and with the copy engine (whose tile
           // handling needs those registers), they are read from shared

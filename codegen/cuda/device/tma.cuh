@@ -1,12 +1,13 @@
 /*
  * The Hopper tensor copy engine's generic pieces (sm_90a), which the decode
- * attention (attention_bulk.cuh) and the wgmma GEMM (gemm_wgmma.cuh) use: the
- * architecture test, tensor maps built on the device, the 2D tile copy and
- * the mbarriers its copies complete on.
+ * attention (attention_bulk.cuh), the wgmma prefill attention
+ * (attention_wg.cuh) and the wgmma GEMM (gemm_wgmma.cuh) use: the
+ * architecture test, tensor maps, the 2D tile copy and the mbarriers its
+ * copies complete on.
  *
- * A map is built by the kernel itself rather than encoded by the host
- * (cuTensorMapEncodeTiled), so that the kernel ABI stays device pointers and
- * dims and a map always describes the buffers of its launch: a warp zeroes
+ * The decode attention's map is encoded by the host and passed by value
+ * (fz_tmap, codegen.RowMap), so that no launch spends time building it. The
+ * GEMM and the prefill attention build theirs in the kernel: a warp zeroes
  * 128 bytes of shared memory, sets every field with tensormap.replace and
  * copies the result to a global slot with the release to the tensor-map
  * proxy; the threads that copy through the map acquire it first. A copy
@@ -40,6 +41,19 @@ FZ_DEV u32 fz_smid() {
   u32 s;
   asm("mov.u32 %0, %%smid;" : "=r"(s));
   return s;
+}
+// fz_tmap is a tensor map the host encodes (cuTensorMapEncodeTiled), a
+// kernel parameter passed by value as const __grid_constant__, so that its
+// address is the parameter's own, in the constant bank.
+struct __align__(64) fz_tmap {
+  u64 w[16];
+};
+// fz_tmap_prefetch asks for the map at g (a parameter's address) ahead of
+// its first copy.
+FZ_DEV void fz_tmap_prefetch(const fz_tmap* g) {
+#if FZ_TMA
+  asm volatile("prefetch.tensormap [%0];" :: "l"((u64)g) : "memory");
+#endif
 }
 // fz_tmap_acquire makes the map at g visible to the calling thread's copies.
 FZ_DEV void fz_tmap_acquire(const u64* g) {

@@ -181,7 +181,7 @@ FZ_DEV void fz_att_prefix(const C& c, float* ws, i64 cap) {
 static __device__ float fz_workspace[1331712];
 
 // body of k02_attention_attention
-struct fzb_084612f50b63e65a_ctx {
+struct fzb_00c85d8df16ae2e6_ctx {
   const u16* p0;
   const u16* p1;
   const u16* p2;
@@ -190,6 +190,7 @@ struct fzb_084612f50b63e65a_ctx {
   i64 dim_S;
   i64 dim_T;
   i64 dim_L;
+  const fz_tmap* p8;
   static constexpr int GRP = 4;
   // Whether a prefix pass attends the prefix the batch shares (fz_att_prefix).
   static constexpr bool PREFIX = true;
@@ -225,6 +226,8 @@ struct fzb_084612f50b63e65a_ctx {
   static constexpr bool KSEQ = false;
   // The base of the tensor maps: the lower of the own keys' and values' buffers.
   __device__ __forceinline__ const u16* tbase() const { return (const u16*)p2; }
+  // The host-encoded tensor map of the rows from tbase() (codegen.RowMap), or null.
+  __device__ __forceinline__ const fz_tmap* tmap() const { return p8; }
   // Query i of head h, and the output stores.
   __device__ __forceinline__ const u16* qrow(i64 b, i64 h, i64 i) const { return (const u16*)(p0 + (((b*(4096*dim_S)) + (h*128)) + (i*4096))); }
   __device__ __forceinline__ void ost(i64 b, i64 h, i64 i, int d, float v) const { fz_st_bf16(p3 + ((((b*(4096*dim_S)) + (h*128)) + (i*4096)) + d), v); }
@@ -251,22 +254,22 @@ struct fzb_084612f50b63e65a_ctx {
   // Whether some query at pmin..pmax does not see some key of [k0, k1).
   __device__ __forceinline__ bool tile_masked(i64 pmin, i64 pmax, i64 k0, i64 k1) const { return k1 - 1 > pmin; }
 };
-FZ_DEV void fzb_084612f50b63e65a_prefix(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) {
-  const fzb_084612f50b63e65a_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L};
+FZ_DEV void fzb_00c85d8df16ae2e6_prefix(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L, const fz_tmap* __restrict__ p8) {
+  const fzb_00c85d8df16ae2e6_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L, p8};
   fz_grid_sync();
   fz_att_prefix<128, 128, 128, 3, true>(c, fz_workspace, (i64)(sizeof(fz_workspace) / sizeof(float)));
 }
-FZ_DEV void fzb_084612f50b63e65a(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) {
-  const fzb_084612f50b63e65a_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L};
+FZ_DEV void fzb_00c85d8df16ae2e6(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L, const fz_tmap* __restrict__ p8) {
+  const fzb_00c85d8df16ae2e6_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L, p8};
   fz_att_decode<128, 128, 128, 3, 0, true>(c, fz_workspace, (i64)(sizeof(fz_workspace) / sizeof(float)));
 }
-FZ_DEV void fzb_084612f50b63e65a_prefill(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) {
-  const fzb_084612f50b63e65a_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L};
+FZ_DEV void fzb_00c85d8df16ae2e6_prefill(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L, const fz_tmap* __restrict__ p8) {
+  const fzb_00c85d8df16ae2e6_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L, p8};
   fz_grid_sync();
   fz_att_prefill<128, 128, 64, 128, 1, true>(c);
 }
 
 // entries
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefix(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) { fzb_084612f50b63e65a_prefix(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L); }
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) { fzb_084612f50b63e65a(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L); }
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefill(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L) { fzb_084612f50b63e65a_prefill(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefix(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L, const __grid_constant__ fz_tmap tmap8) { fzb_00c85d8df16ae2e6_prefix(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L, &tmap8); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L, const __grid_constant__ fz_tmap tmap8) { fzb_00c85d8df16ae2e6(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L, &tmap8); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefill(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L, const __grid_constant__ fz_tmap tmap8) { fzb_00c85d8df16ae2e6_prefill(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L, &tmap8); }

@@ -1,60 +1,12 @@
 // ---- attention: the tensor copy engine (device/attention_bulk.cuh) ----
-// Rows a map addresses from its base (int32 box coordinates).
+// Rows a map addresses from its base (int32 box coordinates;
+// codegen.RowMapRows).
 #define FZ_ATT_TROWS 0x7fffffff
-// Global tensor-map slots: one per SM (FZ_TMA_SLOTS) and head dim (64,
-// 128, 192, 256), so that a slot's map is a function of its base address
-// alone.
-static __device__ __align__(128) u64 fz_att_tmaps[4 * FZ_TMA_SLOTS * 16];
-// fz_att_tslot is the map slot of the calling thread's SM, or null.
-template <int DH> FZ_DEV u64* fz_att_tslot() {
-  const u32 smid = fz_smid();
-  return smid < FZ_TMA_SLOTS ? fz_att_tmaps + ((DH / 64 - 1) * FZ_TMA_SLOTS + smid) * 16 : (u64*)0;
-}
-// fz_att_tmap_build builds the map of rows of DH elements from base in
-// shared memory sm (16 words, 128-byte aligned) and publishes it to global
-// slot g, unless the slot's map already has that base (its first word is
-// the base address; the rest depends on DH alone). All 32 lanes of one
-// warp call it.
-template <int DH> FZ_DEV void fz_att_tmap_build(u64* sm, u64* g, const void* base) {
-  const int lane = threadIdx.x & 31;
-#if FZ_TMA
-  u64 have;
-  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(have) : "l"(g) : "memory");
-  if (__shfl_sync(0xffffffffu, have, 0) == (u64)base) return;
-#endif
-  ((u32*)sm)[lane] = 0u;
-  __syncwarp();
-#if FZ_TMA
-  if (lane == 0) {
-    const u32 s = fz_smem_addr(sm);
-    asm volatile(
-        "tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%0], %1;\n\t"
-        "tensormap.replace.tile.rank.shared::cta.b1024.b32 [%0], 2;\n\t"
-        "tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%0], 0, 64;\n\t"
-        "tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%0], 1, 16;\n\t"
-        "tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%0], 2, %2;\n\t"
-        "tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 0, 64;\n\t"
-        "tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 1, %3;\n\t"
-        "tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 2, %2;\n\t"
-        "tensormap.replace.tile.global_stride.shared::cta.b1024.b64 [%0], 0, %4;\n\t"
-        "tensormap.replace.tile.global_stride.shared::cta.b1024.b64 [%0], 1, %5;\n\t"
-        "tensormap.replace.tile.element_stride.shared::cta.b1024.b32 [%0], 0, 1;\n\t"
-        "tensormap.replace.tile.element_stride.shared::cta.b1024.b32 [%0], 1, 1;\n\t"
-        "tensormap.replace.tile.element_stride.shared::cta.b1024.b32 [%0], 2, 1;\n\t"
-        "tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [%0], 1;\n\t"
-        "tensormap.replace.tile.interleave_layout.shared::cta.b1024.b32 [%0], 0;\n\t"
-        "tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [%0], 3;\n\t"
-        "tensormap.replace.tile.fill_mode.shared::cta.b1024.b32 [%0], 0;"
-        :: "r"(s), "l"((u64)base), "r"(DH / 64), "r"(FZ_ATT_TROWS), "l"((u64)FZ_TMA_STRIDE(DH * 2)), "l"((u64)FZ_TMA_STRIDE(128)) : "memory");
-  }
-  __syncwarp();
-  fz_tmap_publish(g, sm);
-#endif
-}
-// fz_att_tma_kv copies rows rk .. rk + 15 and rv .. rv + 15 of map g to
-// shared addresses dk and dv (DH * 32 bytes each), completing on the
-// mbarrier at b. One thread calls it, after the warp's reads of the stage.
-template <int DH> FZ_DEV void fz_att_tma_kv(u32 dk, u32 dv, const u64* g, int rk, int rv, u32 b) {
+// fz_att_tma_kv copies rows rk .. rk + 15 and rv .. rv + 15 of map g (the
+// kernel parameter's address) to shared addresses dk and dv (DH * 32 bytes
+// each), completing on the mbarrier at b. One thread calls it, after the
+// warp's reads of the stage.
+template <int DH> FZ_DEV void fz_att_tma_kv(u32 dk, u32 dv, const fz_tmap* g, int rk, int rv, u32 b) {
 #if FZ_TMA
   asm volatile("fence.proxy.async.shared::cta;\n\tmbarrier.arrive.expect_tx.shared.b64 _, [%0], %1;" :: "r"(b), "r"(64 * DH) : "memory");
   asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];"
@@ -450,19 +402,21 @@ FZ_DEV void fz_att_wtile(const fz_att_lrow& r, u16* sk, u16* sv, int lane) {
 
 // fz_att_bulk_tile copies the tile of the lanes' rows r to the swizzled
 // tiles at sk (K) and sk + 16 * DH (V) by the tensor copy engine (one
-// thread; map g of base tb, completing on the mbarrier at bar) when bulk
-// is set, the tile's 16 keys all exist, and their K and their V rows are
-// 16 consecutive rows at whole-row offsets from tb. Returns whether it did
-// (the same in every lane); otherwise the caller loads the tile.
+// thread; the map whose address is at *g, of base tb, completing on the
+// mbarrier at bar) when tb is 16-byte aligned (the host encodes no map
+// otherwise: runtime.RowMap), the tile's 16 keys all exist, and their K and
+// their V rows are 16 consecutive rows at whole-row offsets from tb.
+// Returns whether it did (the same in every lane); otherwise the caller
+// loads the tile.
 template <int DH>
-FZ_DEV bool fz_att_bulk_tile(const fz_att_lrow& r, const u16* tb, bool bulk, u16* sk, const u64* g, u32 bar, int lane) {
-  if (!bulk) return false;
+FZ_DEV bool fz_att_bulk_tile(const fz_att_lrow& r, const u16* tb, u16* sk, const fz_tmap* const* g, u32 bar, int lane) {
+  if (!fz_aligned(tb, 16)) return false;
   const u64 p = (u64)r.p, k0 = __shfl_sync(0xffffffffu, p, 0), v0 = __shfl_sync(0xffffffffu, p, 16);
   const bool seq = r.ok && p == (lane < 16 ? k0 : v0) + (u64)(lane & 15) * (DH * 2);
   // Byte offsets from the base; below it they wrap past the limit.
   const u64 ok = k0 - (u64)tb, ov = v0 - (u64)tb, lim = (u64)(FZ_ATT_TROWS - 16) * (DH * 2);
   if (!__all_sync(0xffffffffu, seq) || ok % (DH * 2) != 0 || ov % (DH * 2) != 0 || ok > lim || ov > lim) return false;
-  if (lane == 0) fz_att_tma_kv<DH>(fz_smem_addr(sk), fz_smem_addr(sk + 16 * DH), g, (int)(ok / (DH * 2)), (int)(ov / (DH * 2)), bar);
+  if (lane == 0) fz_att_tma_kv<DH>(fz_smem_addr(sk), fz_smem_addr(sk + 16 * DH), *g, (int)(ok / (DH * 2)), (int)(ov / (DH * 2)), bar);
   return true;
 }
 
@@ -604,11 +558,11 @@ FZ_DEV void fz_att_ahead(const C& c, i64 b, i64 g, i64 npre, i64 j0, i64 n) {
 // split and streams its tiles through its own NSTG-stage ring in dynamic
 // shared memory (NSTG - 1 tiles in flight while it computes one; no block
 // barrier in the loop), with its own online softmax. Head dims of whole
-// 128-byte lines (BULK) take the tensor copy engine (fz_att_bulk): the
-// block builds its tensor map, and a warp's tile whose K and V rows are
-// each 16 consecutive rows goes as two tensor copies completing on the
-// stage's mbarrier; other tiles (the last, partial one; pages of fewer
-// than 16 tokens) go by cp.async into the same swizzled layout. Other head
+// 128-byte lines (BULK) take the tensor copy engine (fz_att_bulk) through
+// the tensor map the host encoded (c.tmap()): a warp's tile whose K and V
+// rows are each 16 consecutive rows goes as two tensor copies completing
+// on the stage's mbarrier; other tiles (the last, partial one; pages of
+// fewer than 16 tokens) go by cp.async into the same swizzled layout. Other head
 // dims go by cp.async into padded rows. The warps'
 // (m, l, o) are then combined through shared memory. With one split the
 // block writes the output. Otherwise it writes its partial (m, l,
@@ -626,7 +580,9 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
   constexpr int TST = 2 * 16 * DH;
   extern __shared__ __align__(16) u16 fz_att_dsm[];
   __shared__ int fz_att_last;
-  __shared__ __align__(128) u64 fz_att_tms[BULK ? 16 : 1];
+  // The tensor map's address, read from here where a copy is issued rather
+  // than held in registers.
+  __shared__ const fz_tmap* fz_att_map;
   __shared__ __align__(8) u64 fz_att_bar[BULK ? NW * NSTG : 1];
   // Each warp's ring of its tiles' row words (C::KEYS: the page-table
   // entries), KR tiles of 16, fetched NSTG tiles ahead of the tiles' copies.
@@ -645,13 +601,8 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
   const i64 slots = cap > ncnt && per > 0 ? (cap - ncnt) / per : 0;
   unsigned int* const cnt = (unsigned int*)ws;
   float* const part = ws + ncnt;
-  // The tensor map, in the slot of the block's SM (it and its base are
-  // read again where used rather than held in registers): warp 0 builds it
-  // while the first item's first tiles load by cp.async; ready once every
-  // warp has acquired it. The warps' stage barriers: tmask marks the
-  // stages the engine fills, phase their barriers' parities.
-  const auto bulk = [&]() { return BULK && fz_att_tslot<DH>() != 0 && fz_aligned(c.tbase(), 16); };
-  bool ready = false;
+  // The warps' stage barriers: tmask marks the stages the engine fills,
+  // phase their barriers' parities.
   u32 tmask = 0, phase = 0;
   if (BULK && lane == 0) {
     for (int i = 0; i < NSTG; i++) fz_mbar_init(fz_smem_addr(&fz_att_bar[warp * NSTG + i]), 1);
@@ -661,7 +612,7 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
   const auto load = [&](const fz_att_lrow& r, int s) {
     if constexpr (BULK) {
       u16* const sk = st + s * TST;
-      if (fz_att_bulk_tile<DH>(r, c.tbase(), ready, sk, fz_att_tslot<DH>(), fz_smem_addr(&fz_att_bar[warp * NSTG + s]), lane)) {
+      if (fz_att_bulk_tile<DH>(r, c.tbase(), sk, &fz_att_map, fz_smem_addr(&fz_att_bar[warp * NSTG + s]), lane)) {
         tmask |= 1u << s;
       } else {
         tmask &= ~(1u << s);
@@ -684,10 +635,8 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
       fz_att_ahead<DH>(c, blockIdx.z, blockIdx.y, it.npre, j0, n);
     }
   }
-  // The workspace's and the tensor maps' addresses, read before the wait
-  // (fz_warm).
+  // The workspace's address, read before the wait.
   fz_prefetch_l2(ws);
-  if constexpr (BULK) fz_warm(fz_att_tmaps);
   fz_grid_sync();
   for (i64 b = blockIdx.z; b < B; b += gridDim.z) {
     for (i64 g = blockIdx.y; g < G; g += gridDim.y) {
@@ -707,6 +656,12 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
           float o[NN][4], m[2] = {-FZ_INF, -FZ_INF}, l[2] = {0.f, 0.f};
 #pragma unroll
           for (int i = 0; i < NN; i++) { o[i][0] = 0.f; o[i][1] = 0.f; o[i][2] = 0.f; o[i][3] = 0.f; }
+          // The tensor map's address for the copies (here rather than before
+          // the wait: there the Dh 256 kernels spilled a register).
+          if (BULK && threadIdx.x == 0) {
+            fz_att_map = c.tmap();
+            fz_tmap_prefetch(c.tmap());
+          }
           __syncthreads(); // the shared memory's last readers are done
           // The query rows to shared memory (zeros past R and DH) in 16-byte
           // chunks, by cp.async where whole and aligned: they join the
@@ -743,15 +698,8 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
             if (i < mine) load(row(i), i);
             fz_cp_commit();
           }
-          // (Not for an item whose tiles all fit the rings' first stages.)
-          const bool build = BULK && !ready && ntile > NW * (NSTG - 1) && bulk();
-          if (build && warp == 0) fz_att_tmap_build<DH>(fz_att_tms, fz_att_tslot<DH>(), c.tbase());
           fz_cp_wait<NSTG - 2>(); // the query rows' group
-          __syncthreads(); // the query rows, and the map
-          if (build) {
-            if (lane == 0) fz_tmap_acquire(fz_att_tslot<DH>());
-            ready = true;
-          }
+          __syncthreads(); // the query rows
           // Up to a head dim of 128 the query's A fragments stay in
           // registers; past it, and with the copy engine (whose tile
           // handling needs those registers), they are read from shared
@@ -945,13 +893,14 @@ FZ_DEV void fz_att_prefill(const C& c) {
 static __device__ float fz_workspace[66568];
 
 // body of k01_attention_attention
-struct fzb_7f41cac7eb27922f_ctx {
+struct fzb_e2c7672acbfdab53_ctx {
   const u16* p0;
   const u16* p1;
   u16* p2;
   i64 dim_B;
   i64 dim_S;
   i64 dim_T;
+  const fz_tmap* p6;
   static constexpr int GRP = 4;
   // Whether a prefix pass attends the prefix the batch shares (fz_att_prefix).
   static constexpr bool PREFIX = false;
@@ -981,6 +930,8 @@ struct fzb_7f41cac7eb27922f_ctx {
   static constexpr bool KSEQ = true;
   // The base of the tensor maps: the lower of the own keys' and values' buffers.
   __device__ __forceinline__ const u16* tbase() const { return (const u16*)p1; }
+  // The host-encoded tensor map of the rows from tbase() (codegen.RowMap), or null.
+  __device__ __forceinline__ const fz_tmap* tmap() const { return p6; }
   // Query i of head h, and the output stores.
   __device__ __forceinline__ const u16* qrow(i64 b, i64 h, i64 i) const { return (const u16*)(p0 + (((b*(4096*dim_S)) + (h*128)) + (i*4096))); }
   __device__ __forceinline__ void ost(i64 b, i64 h, i64 i, int d, float v) const { fz_st_bf16(p2 + ((((b*(4096*dim_S)) + (h*128)) + (i*4096)) + d), v); }
@@ -1007,16 +958,16 @@ struct fzb_7f41cac7eb27922f_ctx {
   // Whether some query at pmin..pmax does not see some key of [k0, k1).
   __device__ __forceinline__ bool tile_masked(i64 pmin, i64 pmax, i64 k0, i64 k1) const { return k1 - 1 > pmin; }
 };
-FZ_DEV void fzb_7f41cac7eb27922f(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
-  const fzb_7f41cac7eb27922f_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
+FZ_DEV void fzb_e2c7672acbfdab53(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const fz_tmap* __restrict__ p6) {
+  const fzb_e2c7672acbfdab53_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T, p6};
   fz_att_decode<128, 128, 128, 6, 0, true>(c, fz_workspace, (i64)(sizeof(fz_workspace) / sizeof(float)));
 }
-FZ_DEV void fzb_7f41cac7eb27922f_prefill(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
-  const fzb_7f41cac7eb27922f_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T};
+FZ_DEV void fzb_e2c7672acbfdab53_prefill(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const fz_tmap* __restrict__ p6) {
+  const fzb_e2c7672acbfdab53_ctx c = {p0, p1, p2, dim_B, dim_S, dim_T, p6};
   fz_grid_sync();
   fz_att_prefill<128, 128, 64, 128, 1, true>(c);
 }
 
 // entries
-extern "C" __global__ void __launch_bounds__(128, 1) k01_attention_attention(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_7f41cac7eb27922f(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }
-extern "C" __global__ void __launch_bounds__(128, 1) k01_attention_attention_prefill(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_7f41cac7eb27922f_prefill(v22, v9_kv, v58_a, dim_B, dim_S, dim_T); }
+extern "C" __global__ void __launch_bounds__(128, 1) k01_attention_attention(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T, const __grid_constant__ fz_tmap tmap6) { fzb_e2c7672acbfdab53(v22, v9_kv, v58_a, dim_B, dim_S, dim_T, &tmap6); }
+extern "C" __global__ void __launch_bounds__(128, 1) k01_attention_attention_prefill(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T, const __grid_constant__ fz_tmap tmap6) { fzb_e2c7672acbfdab53_prefill(v22, v9_kv, v58_a, dim_B, dim_S, dim_T, &tmap6); }

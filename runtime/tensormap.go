@@ -1,0 +1,48 @@
+//go:build cuda
+
+package runtime
+
+// #include <cuda.h>
+// static CUresult rowMap(CUtensorMap* m, CUdeviceptr base, unsigned long long rows, unsigned dh) {
+//   cuuint64_t dims[3] = {64, rows, dh / 64};
+//   cuuint64_t strides[2] = {(cuuint64_t)dh * 2, 128};
+//   cuuint32_t box[3] = {64, 16, dh / 64};
+//   cuuint32_t estr[3] = {1, 1, 1};
+//   return cuTensorMapEncodeTiled(m, CU_TENSOR_MAP_DATA_TYPE_UINT16, 3, (void*)base, dims, strides, box, estr,
+//                                 CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+//                                 CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+// }
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// TensorMap is a CUtensorMap, a kernel argument of 128 bytes passed by
+// value (a const __grid_constant__ parameter).
+type TensorMap [16]uint64
+
+// RowMap encodes the tensor map of codegen.RowMap: memory from the lower of
+// k and v viewed as rows rows of dh 16-bit elements, each row dh/64 lines
+// of 128 bytes, copied in boxes of 16 rows into the 128-byte swizzle. A
+// base that is not 16-byte aligned, which the engine cannot address, gets
+// the zero map: the kernel checks the alignment itself and copies such
+// rows without the engine.
+func RowMap(k, v DevicePtr, rows int64, dh int) (TensorMap, error) {
+	var m TensorMap
+	base := min(k, v)
+	if base%16 != 0 {
+		return m, nil
+	}
+	if dh < 64 || dh%64 != 0 || dh > 256 || rows < 1 || rows > 1<<32 {
+		return m, fmt.Errorf("runtime: row map of %d rows of %d elements", rows, dh)
+	}
+	var cm C.CUtensorMap
+	r := C.rowMap(&cm, C.CUdeviceptr(base), C.ulonglong(rows), C.uint(dh))
+	if err := check(r, "encode row tensor map"); err != nil {
+		return m, err
+	}
+	m = *(*TensorMap)(unsafe.Pointer(&cm))
+	return m, nil
+}
