@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # anchors.sh (on the device from the repository root, .gpu carried as
-# build.sh builds it, after round.sh on the same machine): this tree's
-# fused steps beside PyTorch's in one call.
+# build.sh builds it, or the GPU_DIR it names; after round.sh on the same
+# machine): this tree's fused steps beside PyTorch's in one call.
 #   llama/  fuser bench's fused Llama-3-8B decode step at B1 and B16
 #           (T=4096), then bench/compare.py's anchors: PyTorch eager, eager
 #           + CUDA graph and torch.compile max-autotune-no-cudagraphs of
@@ -9,7 +9,7 @@
 #   small/  the same for GPT-2 small (specs/gpt2.fu, f16) at B1 and B16
 #           over 1024 cached tokens, against compare.py --small.
 set -u
-h=$(pwd)/.gpu
+h=$(pwd)/${GPU_DIR:-.gpu}
 for f in "$h"/*.gz; do [ -f "$f" ] && gunzip -f "$f"; done
 [ -d "$h/kernels" ] || tar xzf "$h/kernels.tgz" -C "$h"
 chmod +x "$h"/fuser

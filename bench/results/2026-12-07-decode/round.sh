@@ -1,31 +1,35 @@
 #!/usr/bin/env bash
 # round.sh (on the device from the repository root, .gpu carried as
-# build.sh builds it at this directory's final commit): in one call, so
-# that its ratios count,
+# build.sh builds it at this directory's final commit, or the GPU_DIR it
+# names): in one call, so that its ratios count,
 #   ab/       fuser bench of the fused Llama-3-8B decode step at B1 and
 #             B16 (T=4096) and of GPT-2 small's at B1 (T=1024, f16), for
-#             mid (e925a6e: one-row GEMVs split K), narrow (010aa82: in
-#             narrow tiles) and new (this tree: the norms the GEMVs'
-#             prologues at one row), two rounds;
+#             narrow (010aa82: one-row GEMVs in narrow tiles), prologue
+#             (93a9dc2: the norms the one-row GEMVs' prologues) and new
+#             (this tree: the decode attention's tensor map encoded by
+#             the host), two rounds;
+#   runtime/  runtime's GPU tests, TestRowMap among them (the host's
+#             map, copied through by the engine);
 #   suite/    the on-device suite (fused and unfused against the float64
 #             reference) over its one-row and matmul cases (CASES), then
-#             memcheck and racecheck over the prologue cases (SAN);
+#             memcheck and racecheck over the prologue cases and the
+#             decode attention at head dims 64, 128 and 256 (SAN);
 #   specs/    new's fused Mistral, Gemma-2 and Qwen decode steps at B1
 #             T4096 (#17: at most 1.25x their floors);
 #   timeline/ new's steps kernel by kernel in one graph replay;
 #   dram/     ncu's DRAM bytes alone (one pass) of new's four B1 GEMVs.
-# In that order: ab round 1, suite (SUITE_TIMEOUT seconds, 240 unless
-# set), timeline, specs, ab round 2, dram; OUT/summary.txt grows after every
-# step.
+# In that order: ab round 1, runtime, suite (SUITE_TIMEOUT seconds, 240
+# unless set), timeline, specs, ab round 2, dram; OUT/summary.txt grows
+# after every step.
 set -u
-h=$(pwd)/.gpu
+h=$(pwd)/${GPU_DIR:-.gpu}
 out=${OUT:?}
 CASES='(/B=1,S=1(,|$)|^mat_)'
-SAN='^(mat_rmsres_bf16_5000x2056/small/B=1|mat_zrms_f16_5000x2056/small/B=1|mat_lnres_f16_777x260/small/B=1|mat_rmsres_bf16_4104x120/small/B=1|llama3_8b/small/B=1,S=1|gpt2/small/B=1,S=1)'
-for f in "$h"/*.gz "$h"/narrow/*.gz "$h"/mid/*.gz; do [ -f "$f" ] && gunzip -f "$f"; done
+SAN='^(mat_rmsres_bf16_5000x2056/small/B=1|mat_zrms_f16_5000x2056/small/B=1|mat_lnres_f16_777x260/small/B=1|mat_rmsres_bf16_4104x120/small/B=1|llama3_8b/small/B=1,S=1|gpt2/small/B=1,S=1|gemma2/small/B=1,S=1)'
+for f in "$h"/*.gz "$h"/narrow/*.gz "$h"/prologue/*.gz; do [ -f "$f" ] && gunzip -f "$f"; done
 [ -d "$h/kernels" ] || tar xzf "$h/kernels.tgz" -C "$h"
-chmod +x "$h/gpu.test" "$h/fuser" "$h/narrow/fuser" "$h/mid/fuser"
-mkdir -p "$out/ab" "$out/suite" "$out/specs" "$out/timeline"
+chmod +x "$h/gpu.test" "$h/runtime.test" "$h/fuser" "$h/narrow/fuser" "$h/prologue/fuser"
+mkdir -p "$out/ab" "$out/runtime" "$out/suite" "$out/specs" "$out/timeline"
 sum=$out/summary.txt
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$out/smi.txt"
 dir() { if [ "$1" = new ]; then echo "$h"; else echo "$h/$1"; fi; }
@@ -40,7 +44,7 @@ step() {
 	grep -E 'step:' "$log" | sed "s|^|  $name |" >>"$sum"
 }
 ab() {
-	for t in mid narrow new; do
+	for t in narrow prologue new; do
 		d=$(dir $t)
 		step "llama.$t.$1" "$out/ab/llama.$t.$1.txt" 60 "$d/fuser" bench llama3_8b -dims B=1,S=1,T=4096 \
 			-dims B=16,S=1,T=4096 -kernels "$d/kernels" -reps 30 -unfused=false
@@ -49,6 +53,8 @@ ab() {
 	done
 }
 ab 1
+step runtime "$out/runtime/runtime_test.log" 60 "$h/runtime.test" -test.v
+grep -E '^(--- |ok|PASS|FAIL)' "$out/runtime/runtime_test.log" >>"$sum"
 step suite "$out/suite/suite.log" "${SUITE_TIMEOUT:-240}" "$h/gpu.test" -test.v -test.run '^TestSuite$' -test.timeout 10m \
 	-kernels "$h/kernels" -cases "$CASES" -summary "$out/suite/suite_summary.json"
 grep -E '^(--- FAIL|FAIL|ok|PASS)' "$out/suite/suite.log" | tail -20 >>"$sum"
