@@ -19,7 +19,7 @@
 #   timeline/ new's steps kernel by kernel in one graph replay;
 #   dram/     ncu's DRAM bytes alone (one pass) of new's four B1 GEMVs.
 # In that order: ab round 1, runtime, suite (SUITE_TIMEOUT seconds, 240
-# unless set), timeline, specs, ab round 2, dram; OUT/summary.txt grows
+# unless set), timeline, specs, dram, ab round 2; OUT/summary.txt grows
 # after every step.
 set -u
 h=$(pwd)/${GPU_DIR:-.gpu}
@@ -73,7 +73,6 @@ for spec in mistral_swa gemma2 qwen_bias; do
 	step "spec.$spec" "$out/specs/$spec.txt" 45 "$h/fuser" bench "$spec" -dims B=1,S=1,T=4096 \
 		-kernels "$h/kernels" -reps 30 -unfused=false
 done
-ab 2
 # The GEMVs' DRAM bytes with the two DRAM counters alone (one ncu pass,
 # no replay restoring their buffers): every ncu report on file has the
 # fused GEMVs write about 2 MB, against kilobytes of outputs (#17).
@@ -84,5 +83,6 @@ for k in k00 k02 k03 k04; do
 		"$h/fuser" profile llama3_8b -dims B=1,S=1,T=4096 -kernels "$h/kernels"
 	grep -E 'dram__bytes' "$out/dram/$k.txt" | sed "s|^|  dram.$k |" >>"$sum"
 done
+ab 2
 gzip -f "$out/suite/suite.log"
 cat "$sum"
