@@ -35,7 +35,8 @@ type Kernel struct {
 	// for, so a launcher may switch variant when the dims change.
 	Variants map[plan.Variant][]string
 	// Params are the parameters of every entry, in order: the codegen ABI
-	// (input pointers, output pointers, int64 dims). The page-table inputs a
+	// (input pointers, output pointers, int64 dims, then the decode
+	// attention's tensor map, codegen.RowMap). The page-table inputs a
 	// paged or ragged cache needs are added to the inputs when the plan did
 	// not list them.
 	Params []codegen.Param

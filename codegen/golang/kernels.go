@@ -12,8 +12,9 @@ type Kernel struct {
 	// plan kernel's grid.
 	Entries []string
 	// Params are every entry's parameters: pointers to leaves, outputs and
-	// arena values, then dims (the ABI of codegen.Params, possibly with
-	// more leaf inputs, such as a page table).
+	// arena values, then dims, then tensor maps (the ABI of
+	// codegen.Params, possibly with more leaf inputs, such as a page
+	// table).
 	Params []codegen.Param
 	// Block is the threads per block the entries are written for.
 	Block int
@@ -32,7 +33,9 @@ const PrefixSuffix = "_prefix"
 // for launch code generated without a CUDA module: entries named after the
 // kernel (when the launch plan takes two launches, then the kernel with
 // MergeSuffix, or first the kernel with PrefixSuffix for a prefix pass),
-// the ABI parameters and the launch plan's block.
+// the ABI parameters and the launch plan's block. It has no tensor map
+// parameters (codegen.RowMap), which codegen/cuda adds where a kernel
+// copies through one.
 func DefaultKernels(p *plan.Plan) []Kernel {
 	out := make([]Kernel, len(p.Kernels))
 	for i, k := range p.Kernels {
