@@ -4,10 +4,20 @@ package runtime
 
 // #include <cuda.h>
 // static CUresult launchEx(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned block, unsigned shared,
-//                          CUstream s, unsigned long long* vals, int* offs, int n, int dependent, unsigned cluster) {
+//                          CUstream s, const unsigned long long* vals, const int* words, int n, int dependent,
+//                          unsigned cluster) {
+//   // The arguments laid out again with each tensor map (16 words) 64-byte
+//   // aligned, as its type is.
+//   unsigned long long buf[64 * 24] __attribute__((aligned(64)));
 //   void* args[64];
 //   if (n > 64) return CUDA_ERROR_INVALID_VALUE;
-//   for (int i = 0; i < n; i++) args[i] = &vals[offs[i]];
+//   for (int i = 0, src = 0, dst = 0; i < n; i++) {
+//     if (words[i] > 1) dst = (dst + 7) & ~7;
+//     for (int w = 0; w < words[i]; w++) buf[dst + w] = vals[src + w];
+//     args[i] = &buf[dst];
+//     src += words[i];
+//     dst += words[i];
+//   }
 //   CUlaunchAttribute attrs[2];
 //   unsigned na = 0;
 //   if (dependent) {
@@ -83,12 +93,12 @@ func LaunchWith(k *Kernel, grid [3]int64, block int, shared int64, opts LaunchOp
 	if err := k.allowShared(shared); err != nil {
 		return err
 	}
-	// Every argument but a tensor map goes in a 64-bit word, a map in 16
-	// (the driver copies each parameter's own size from its address).
+	// Every argument but a tensor map is one 64-bit word, a map 16 (the
+	// driver copies each parameter's own size from its address).
 	vals := make([]uint64, 0, len(args)+1)
-	offs := make([]C.int, len(args)+1)
+	words := make([]C.int, len(args)+1)
 	for i, a := range args {
-		offs[i] = C.int(len(vals))
+		n := len(vals)
 		switch a := a.(type) {
 		case DevicePtr:
 			vals = append(vals, uint64(a))
@@ -103,6 +113,7 @@ func LaunchWith(k *Kernel, grid [3]int64, block int, shared int64, opts LaunchOp
 		default:
 			return fmt.Errorf("runtime: launch %s: argument %d has unsupported type %T", k.Name, i, a)
 		}
+		words[i] = C.int(len(vals) - n)
 	}
 	vals = append(vals, 0)
 	f := *(*C.CUfunction)(unsafe.Pointer(&k.fn))
@@ -111,7 +122,7 @@ func LaunchWith(k *Kernel, grid [3]int64, block int, shared int64, opts LaunchOp
 		dep = 1
 	}
 	r := C.launchEx(f, C.uint(grid[0]), C.uint(grid[1]), C.uint(grid[2]), C.uint(block), C.uint(shared), s.c(),
-		(*C.ulonglong)(unsafe.Pointer(&vals[0])), &offs[0], C.int(len(args)), dep, C.uint(max(opts.Cluster, 1)))
+		(*C.ulonglong)(unsafe.Pointer(&vals[0])), &words[0], C.int(len(args)), dep, C.uint(max(opts.Cluster, 1)))
 	err := check(r, "launch")
 	if err != nil {
 		return fmt.Errorf("runtime: launch %s grid(%d,%d,%d) block %d shared %d: %w", k.Name, grid[0], grid[1], grid[2], block, shared, err)
