@@ -62,7 +62,7 @@ b = s.index("\n", s.index("            else fz_att_pv<DP, 16, NPAIR, BF>(o, p, s
 open(sys.argv[2], "w").write(s[:a] + "            o[0][0] += (float)sk[lane] + (float)sk[16 * LDS + lane];" + s[b:])
 PY
 		sed 's/cp.async.cg.shared.global.L2::128B /cp.async.cg.shared.global /' "$D/$v.cu" > "$D/$v-nohint.cu"
-		sed 's/constexpr bool BULK = FZ_ATT_BULK && /constexpr bool BULK = false \&\& /' "$D/$v.cu" > "$D/$v-nobulk.cu"
+		sed 's/constexpr bool BULK = FZ_TMA && /constexpr bool BULK = false \&\& /' "$D/$v.cu" > "$D/$v-nobulk.cu"
 	done
 	sed 's/^          if (!fz_att_last) continue;$/          continue;/' "$D/solo-nocompute.cu" > "$D/solo-nocompute-nomerge.cu"
 	python3 - "$D/solo-nocompute.cu" "$D/solo-nocompute-nopart.cu" <<'PY'
@@ -90,7 +90,7 @@ run)
 		v=$(basename "$f" .cu); case "$v" in harness | read_floor | loader) continue ;; esac
 		paged=""; case "$v" in paged-*) paged=-DPAGED ;; esac
 		nth=""; case "$v" in wide*) nth=-DNTH=256 ;; esac
-		nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -std=c++17 -w -lineinfo $paged $nth -DKFILE="\"$f\"" -o "$B/$v" "$D/harness.cu" &
+		nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -std=c++17 -w -lineinfo $paged $nth -DKFILE="\"$f\"" -o "$B/$v" "$D/harness.cu" -lcuda &
 	done
 	nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -std=c++17 -w -o "$B/read_floor" "$D/read_floor.cu" &
 	nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -std=c++17 -w -o "$B/loader" "$D/loader.cu" -lcuda &

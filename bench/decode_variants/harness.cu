@@ -10,8 +10,11 @@
 // that sequence b owns in the order ORDER: "shuffled" (as fuser bench's
 // page tables, a random permutation of the pool) or "ordered" (sequence b
 // owns pages b·L/16 onwards, in turn). Built with -DNTH=256, it launches
-// blocks of 256 threads (the 8-warp kernel of a wide decode plan).
+// blocks of 256 threads (the 8-warp kernel of a wide decode plan). The
+// kernel's tensor map (its last parameter, codegen.RowMap) is encoded here
+// for each rotated copy, as runtime.RowMap encodes it.
 #include KFILE
+#include <cuda.h>
 #ifndef NTH
 #define NTH 128
 #endif
@@ -54,11 +57,23 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&q, qn * 2)); CK(cudaMalloc(&kv, kvb * rot)); CK(cudaMalloc(&o, on * 2));
   kfill<<<1024, 256>>>(q, qn, 7); kfill<<<4096, 256>>>(kv, kvn * rot, 11);
   CK(cudaFuncSetAttribute(k01_attention_attention, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  // Rows of 128 elements from each copy's base, in boxes of 16 rows.
+  std::vector<CUtensorMap> maps(rot);
+  for (int r = 0; r < rot; r++) {
+    cuuint64_t dims[3] = {64, 0x7fffffff, 2}, strides[2] = {256, 128};
+    cuuint32_t box[3] = {64, 16, 2}, es[3] = {1, 1, 1};
+    if (cuTensorMapEncodeTiled(&maps[r], CU_TENSOR_MAP_DATA_TYPE_UINT16, 3, kv + (size_t)r * kvn, dims, strides, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+      fprintf(stderr, "cuTensorMapEncodeTiled failed\n");
+      return 1;
+    }
+  }
+  const auto map = [&](int r) { return *reinterpret_cast<const fz_tmap*>(&maps[r % rot]); };
   dim3 grid(splits, 8, B);
 #ifdef PAGED
-  auto launch = [&](int r) { k01_attention_attention<<<grid, NTH, smem>>>(q, kv + (size_t)(r % rot) * kvn, dindptr, dlast, dpages, o, B, S, T, np, np); };
+  auto launch = [&](int r) { k01_attention_attention<<<grid, NTH, smem>>>(q, kv + (size_t)(r % rot) * kvn, dindptr, dlast, dpages, o, B, S, T, np, np, map(r)); };
 #else
-  auto launch = [&](int r) { k01_attention_attention<<<grid, NTH, smem>>>(q, kv + (size_t)(r % rot) * kvn, o, B, S, T); };
+  auto launch = [&](int r) { k01_attention_attention<<<grid, NTH, smem>>>(q, kv + (size_t)(r % rot) * kvn, o, B, S, T, map(r)); };
 #endif
   launch(0); CK(cudaGetLastError()); CK(cudaDeviceSynchronize());
   std::vector<u16> h(on); CK(cudaMemcpy(h.data(), o, on * 2, cudaMemcpyDeviceToHost));
