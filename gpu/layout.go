@@ -74,8 +74,13 @@ func NewLayout(p *Plan) (*Layout, error) {
 			continue
 		}
 		for _, prm := range k.CUDA.Params {
-			if prm.Map != nil {
-				// Its buffers are the kernel's buffer parameters too.
+			if m := prm.Map; m != nil {
+				// The launch encodes it from the kernel's own buffers.
+				for _, v := range []*ir.Value{m.K, m.V} {
+					if !slices.ContainsFunc(k.CUDA.Params, func(q codegen.Param) bool { return q.Value == v }) {
+						return nil, fmt.Errorf("kernel %s: tensor map %s: %s is not one of its buffer parameters", k.Plan.Name, prm.Name, v.Ref())
+					}
+				}
 				continue
 			}
 			if prm.Value == nil {
