@@ -9,11 +9,10 @@ import (
 	"github.com/fuser-dev/fuser/specs"
 )
 
-// TestLayoutTensorMap lays out the Llama-3-8B decode step, whose attention
-// kernel takes a tensor map of its cache (codegen.RowMap), and checks that
-// a map over a buffer the kernel does not take, which the launch could not
-// encode from the kernel's own arguments, is refused by name.
-func TestLayoutTensorMap(t *testing.T) {
+// llamaDecodePlan is the fused Llama-3-8B decode step at B1 over 64 cached
+// tokens.
+func llamaDecodePlan(t *testing.T) *Plan {
+	t.Helper()
 	file, src, _ := specs.Source("llama3_8b")
 	g, err := frontend.Parse(file, src)
 	if err != nil {
@@ -23,6 +22,16 @@ func TestLayoutTensorMap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p
+}
+
+// TestLayoutTensorMap lays out the Llama-3-8B decode step, whose attention
+// kernel takes a tensor map of its cache (codegen.RowMap), and checks that
+// a map over a buffer the kernel does not take, which the launch could not
+// encode from the kernel's own arguments, is refused by name.
+func TestLayoutTensorMap(t *testing.T) {
+	p := llamaDecodePlan(t)
+	g := p.Plan.Graph
 	if _, err := NewLayout(p); err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +51,7 @@ func TestLayoutTensorMap(t *testing.T) {
 	bad := keep
 	bad.V = g.Outputs[0]
 	m.Map = &bad
-	_, err = NewLayout(p)
+	_, err := NewLayout(p)
 	if err == nil || !strings.Contains(err.Error(), "tensor map "+m.Name+": "+g.Outputs[0].Ref()+" is not one of its buffer parameters") {
 		t.Errorf("a map over the layer's output: error %v", err)
 	}

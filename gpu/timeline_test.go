@@ -5,9 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fuser-dev/fuser/frontend"
 	"github.com/fuser-dev/fuser/plan"
-	"github.com/fuser-dev/fuser/specs"
 )
 
 // TestSpans checks the timeline arithmetic: times from the step's first
@@ -41,15 +39,7 @@ func TestSpans(t *testing.T) {
 // with the probes: the same entries and block, FZ_TIMELINE defined, and
 // images of their own.
 func TestPlanTimeline(t *testing.T) {
-	file, src, _ := specs.Source("llama3_8b")
-	g, err := frontend.Parse(file, src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := NewPlan(g, map[string]int64{"B": 1, "S": 1, "T": 64}, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := llamaDecodePlan(t)
 	tp := p.Timeline()
 	if len(tp.Kernels) != len(p.Kernels) || tp.Plan != p.Plan {
 		t.Fatalf("timeline plan has %d kernels of another plan, want the %d of this one", len(tp.Kernels), len(p.Kernels))
