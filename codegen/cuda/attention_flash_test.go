@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fuser-dev/fuser/codegen"
 	"github.com/fuser-dev/fuser/frontend"
 	"github.com/fuser-dev/fuser/internal/golden"
 	"github.com/fuser-dev/fuser/plan"
@@ -225,6 +226,20 @@ func TestFlashTensorMapBase(t *testing.T) {
 			!strings.Contains(m.Source, "&"+last.Name+");"):
 			t.Errorf("%s: the entries do not take %s by value and pass its address", tc.name, last.Name)
 		}
+	}
+}
+
+// TestRowMapRows checks the kernel's bound on a map's rows (FZ_ATT_TROWS,
+// against which fz_att_bulk_tile checks every copy) is the rows the host
+// encodes the map with (codegen.RowMapRows).
+func TestRowMapRows(t *testing.T) {
+	text, err := libraryText(libAttentionBulk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("\n#define FZ_ATT_TROWS %#x\n", codegen.RowMapRows)
+	if !strings.Contains(text, want) {
+		t.Errorf("%s does not define %q", libAttentionBulk, strings.TrimSpace(want))
 	}
 }
 
