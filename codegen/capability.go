@@ -22,9 +22,10 @@ const PermutedStoreMaxDh = 128
 // compute attention node n, and why not: 16-bit queries, keys and values
 // of one dtype, a constant head dim up to FlashMaxDh, query heads a
 // constant multiple of the kv heads, keys and values ragged along their
-// token axis only. The launch pass asks it before choosing a variant, so
-// that a kernel codegen cannot write is never planned and the CUDA-core
-// fallback is a recorded decision; codegen/cuda refuses by the same rule.
+// token axis only; a score bias of any float dtype, dense. The launch pass
+// asks it before choosing a variant, so that a kernel codegen cannot write
+// is never planned and the CUDA-core fallback is a recorded decision;
+// codegen/cuda refuses by the same rule.
 func FlashAttention(n *ir.Node) error {
 	if n.Op != ir.OpAttention || n.Attr.Attn == nil {
 		return fmt.Errorf("%s is not an attention node", n.Op)
@@ -32,6 +33,9 @@ func FlashAttention(n *ir.Node) error {
 	want := 3
 	if n.Attr.Attn.Cascade {
 		want = 5
+	}
+	if n.Attr.Attn.Bias {
+		want++
 	}
 	if len(n.Args) != want {
 		return fmt.Errorf("%d arguments, want %d", len(n.Args), want)
@@ -44,7 +48,7 @@ func FlashAttention(n *ir.Node) error {
 	if dh, ok := qs[3].Value(); !ok || dh < 1 || dh > FlashMaxDh {
 		return fmt.Errorf("head dim %v: want a constant from 1 to %d", qs[3], FlashMaxDh)
 	}
-	own := n.Args[len(n.Args)-2].Type.Shape
+	own := n.AttentionKeys().Type.Shape
 	if len(own) != 4 {
 		return fmt.Errorf("keys of shape %v: want [B, G, T, Dh]", own)
 	}
@@ -56,7 +60,7 @@ func FlashAttention(n *ir.Node) error {
 	if dt != ir.BF16 && dt != ir.F16 {
 		return fmt.Errorf("queries of dtype %s: the tensor-core kernels take bf16 or f16", dt)
 	}
-	for _, v := range n.Args[1:] {
+	for _, v := range n.AttentionKV() {
 		vs := v.Type.Shape
 		if v.Type.DType != dt {
 			return fmt.Errorf("%s has dtype %s, the queries %s", v.Ref(), v.Type.DType, dt)
@@ -67,6 +71,9 @@ func FlashAttention(n *ir.Node) error {
 		if r := v.Ragged; r != nil && (r.Axis != 2 || r.Batch > 0) {
 			return fmt.Errorf("%s is ragged along axis %d (batch axis %d): only the token axis of a sequence may be", v.Ref(), r.Axis, r.Batch)
 		}
+	}
+	if b := n.AttentionBias(); b != nil && b.Ragged != nil {
+		return fmt.Errorf("the bias %s has per-sequence lengths", b.Ref())
 	}
 	return nil
 }

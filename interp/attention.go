@@ -9,7 +9,9 @@ import (
 
 // attention computes a fused attention node (ir.OpAttention): for query i
 // of head h of sequence b, over the keys of kv head h / (H/G),
-// s_j = softcap((q · k_j) * Scale) (no cap when Softcap is 0), masked as the
+// s_j = softcap((q · k_j) * Scale + BiasScale * bias_j) (no cap when Softcap
+// is 0, no bias without Bias; bias_j the bias at key position j of the
+// sequence's keys, broadcast over its size-1 axes), masked as the
 // written causal / window ops do (query i sits at key position
 // Tk_eff - S + i; Causal masks keys after it, a non-zero Window masks keys
 // Window or more positions before it), then softmax over the existing keys
@@ -25,8 +27,15 @@ func (m *machine) attention(n *ir.Node, args []*Tensor, out []int) (*Tensor, err
 	if at.Cascade {
 		want = 5
 	}
+	if at.Bias {
+		want++
+	}
 	if len(args) != want {
 		return nil, fmt.Errorf("attention has %d arguments, want %d", len(args), want)
+	}
+	var biasArg *Tensor
+	if at.Bias {
+		biasArg, args = args[want-1], args[:want-1]
 	}
 	q := args[0]
 	if len(q.Shape) != 4 || !equalInts(out, q.Shape) {
@@ -67,6 +76,17 @@ func (m *machine) attention(n *ir.Node, args []*Tensor, out []int) (*Tensor, err
 		}
 		srcs = append(srcs, source{k, v, vk, vv})
 	}
+	var bias *scoreBias
+	if biasArg != nil {
+		keys := 0
+		for _, s := range srcs {
+			keys += s.k.Shape[2]
+		}
+		var err error
+		if bias, err = newScoreBias(biasArg, B, H, S, keys); err != nil {
+			return nil, err
+		}
+	}
 	res := New(out...)
 	var scores []float64
 	type key struct{ k, v []float64 }
@@ -104,6 +124,9 @@ func (m *machine) attention(n *ir.Node, args []*Tensor, out []int) (*Tensor, err
 						d += qv[x] * kv.k[x]
 					}
 					d *= at.Scale
+					if bias != nil {
+						d += at.BiasScale * bias.row(b, h, i)[j]
+					}
 					if at.Softcap != 0 {
 						d = at.Softcap * math.Tanh(d/at.Softcap)
 					}

@@ -27,6 +27,12 @@ type FlashConfig struct {
 	// Tk keys in all (prefix and own) sits at key position Tk - S + i.
 	Causal bool
 	Window int
+	// Bias, when not nil, is added to the scaled scores before softcap,
+	// times BiasScale: a tensor broadcasting to the scores [B, H, S, N]
+	// (aligned from the right) over the N keys of a sequence, prefix and
+	// own (key j of the own keys at N's position prefix keys + j).
+	Bias      *Tensor
+	BiasScale float64
 	// Br and Bc are the query and key tile sizes (64 when 0). Decode
 	// walks all the query rows of a head group at once; Br then tiles only
 	// the rows of a cascade's prefix pass.
@@ -60,6 +66,9 @@ type flashRow struct {
 	q   []float64
 	pos int
 	idx int
+	// bias is the row's bias from the walked source's key 0, nil without
+	// one.
+	bias []float64
 }
 
 // flashPart holds the partial results (m, ℓ, õ) of a set of query rows over
@@ -137,7 +146,7 @@ type flash struct {
 // [B, H, S, Dh] and the log-sum-exp of every query row's visible scores
 // [B, H, S] (-Inf for a row that sees no key; its output is 0).
 //
-// Scores are s = softcap((q·k)·Scale), then masked. Each part of the keys
+// Scores are s = softcap((q·k)·Scale + BiasScale·bias), then masked. Each part of the keys
 // produces, per query row, a partial (m, ℓ, õ) by the online softmax over
 // key tiles of Bc keys (rescaling ℓ and õ by exp(m_old - m_new) whenever the
 // running max grows), and the parts are merged by the log-sum-exp operator
@@ -189,11 +198,25 @@ func FlashAttention(q *Tensor, prefix *FlashKV, kv FlashKV, cfg FlashConfig) (ou
 		}
 		return total - S + i
 	}
+	var bias *scoreBias
+	if cfg.Bias != nil {
+		keys := own.t
+		if pre != nil {
+			keys += pre.t
+		}
+		if bias, err = newScoreBias(cfg.Bias, B, H, S, keys); err != nil {
+			return nil, nil, fmt.Errorf("flash: %w", err)
+		}
+	}
 	// qrow is query row (b, h, i) for walking a source whose key 0 sits at
 	// position base of the sequence's keys: its position relative to it.
 	qrow := func(b, h, i, base int) flashRow {
 		idx := (b*H+h)*S + i
-		return flashRow{q: q.Data[idx*Dh : (idx+1)*Dh], pos: pos(b, h, i) - base, idx: idx}
+		r := flashRow{q: q.Data[idx*Dh : (idx+1)*Dh], pos: pos(b, h, i) - base, idx: idx}
+		if bias != nil {
+			r.bias = bias.row(b, h, i)[base:]
+		}
+		return r
 	}
 	// base is the position of the first own key of query head h: after the
 	// prefix's keys.
@@ -363,6 +386,9 @@ func (f *flash) tiles(rows []flashRow, s *flashSrc, b, g, lo, hi int, p *flashPa
 					d += r.q[x] * kr[x]
 				}
 				d *= f.cfg.Scale
+				if r.bias != nil {
+					d += f.cfg.BiasScale * r.bias[j]
+				}
 				if f.cfg.Softcap != 0 {
 					d = f.cfg.Softcap * math.Tanh(d/f.cfg.Softcap)
 				}

@@ -19,6 +19,9 @@ func (kr *kernelRun) attention(n *ir.Node) error {
 	if at.Cascade {
 		want = 5
 	}
+	if at.Bias {
+		want++
+	}
 	if len(n.Args) != want {
 		return fmt.Errorf("%s: attention has %d arguments, want %d", n, len(n.Args), want)
 	}
@@ -41,6 +44,10 @@ func (kr *kernelRun) attention(n *ir.Node) error {
 		if window, err = m.dim(at.Window); err != nil {
 			return fmt.Errorf("%s: %w", n, err)
 		}
+	}
+	var bias *Tensor
+	if at.Bias {
+		bias, args = args[want-1], args[:want-1]
 	}
 	var srcs []FlashKV
 	for i := 1; i < len(args); i += 2 {
@@ -73,6 +80,7 @@ func (kr *kernelRun) attention(n *ir.Node) error {
 		srcs = append(srcs, kv)
 	}
 	cfg := kr.flashConfig(at, window)
+	cfg.Bias, cfg.BiasScale = bias, at.BiasScale
 	var prefix *FlashKV
 	if at.Cascade {
 		prefix = &srcs[0]

@@ -116,10 +116,20 @@ type Attr struct {
 
 // Attention is the variant of a fused attention node. Its arguments are
 // q [B, H, S, Dh], then K, V [B, G, T, Dh]; a cascade node has the shared
-// prefix first: q, Kp, Vp [1, G, L, Dh], K, V. Scores are
-// softcap((q · k) * Scale) with the mask applied, as written in the spec.
+// prefix first: q, Kp, Vp [1, G, L, Dh], K, V. A node with a Bias has one
+// more argument, last: the bias, broadcastable (aligned from the right) to
+// the scores [B, H, S, N] of the N keys, full along the keys, of any float
+// dtype. Its head axis counts query heads: under GQA each of the H/G
+// heads of a kv head has its own bias row. Scores are
+// softcap((q · k) * Scale + BiasScale * bias) with the mask applied, as
+// written in the spec (without a bias, softcap((q · k) * Scale)).
 type Attention struct {
 	Scale float64
+	// Bias says that the node's last argument is a score bias, added
+	// after the scale and before softcap and the mask, times BiasScale
+	// (the scales written outside the addition, and -1 for a subtraction).
+	Bias      bool
+	BiasScale float64
 	// Softcap is the cap c of c*tanh(s/c), 0 for none.
 	Softcap float64
 	// Causal masks keys after the query; Window, when not zero, also masks

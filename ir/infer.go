@@ -581,6 +581,9 @@ func inferAttention(n *Node) ([]Result, *TypeError) {
 	if cascade {
 		want = 5
 	}
+	if n.Attr.Attn != nil && n.Attr.Attn.Bias {
+		want++
+	}
 	if n.Attr.Attn == nil || len(n.Args) != want {
 		return nil, typeErr("", "attention needs %d arguments and a variant", want)
 	}
@@ -589,15 +592,17 @@ func inferAttention(n *Node) ([]Result, *TypeError) {
 	if len(qs) != 4 {
 		return nil, typeErr("", "attention query must be [B, H, S, Dh], got %s", q.Type)
 	}
-	for _, kv := range n.Args[1:] {
+	kvs := n.AttentionKV()
+	for _, kv := range kvs {
 		ks := kv.Type.Shape
 		if len(ks) != 4 || !ks[3].Equal(qs[3]) || kv.Type.DType != q.Type.DType {
 			return nil, typeErr("", "attention keys/values must be [B, G, T, %s] %s, got %s", qs[3], q.Type.DType, kv.Type)
 		}
 	}
-	for i := 1; i < len(n.Args); i += 2 {
-		k, v := n.Args[i], n.Args[i+1]
-		prefix := cascade && i == 1
+	var keys Dim
+	for i := 0; i < len(kvs); i += 2 {
+		k, v := kvs[i], kvs[i+1]
+		prefix := cascade && i == 0
 		ks := k.Type.Shape
 		if !ks.Equal(v.Type.Shape) {
 			return nil, typeErr("", "attention keys %s and values %s differ in shape", ks, v.Type.Shape)
@@ -614,6 +619,16 @@ func inferAttention(n *Node) ([]Result, *TypeError) {
 			}
 		case !ks[0].Equal(qs[0]) && !isOne(ks[0]):
 			return nil, typeErr("", "attention keys %s have batch %s, the queries %s", ks, ks[0], qs[0])
+		}
+		if i == 0 {
+			keys = ks[2]
+		} else {
+			keys = keys.Add(ks[2])
+		}
+	}
+	if b := n.AttentionBias(); b != nil {
+		if err := checkAttentionBias(b, qs, keys); err != nil {
+			return nil, err
 		}
 	}
 	return one(q.Type, nil), nil

@@ -104,10 +104,13 @@ func (n *Node) attrString() string {
 	return ""
 }
 
-// String prints the variant: scale, then causal, window, softcap, cascade
-// when present.
+// String prints the variant: scale, then bias (its factor), causal,
+// window, softcap, cascade when present.
 func (at *Attention) String() string {
 	s := fmt.Sprintf("scale=%.6g", at.Scale)
+	if at.Bias {
+		s += fmt.Sprintf(" bias=%.6g", at.BiasScale)
+	}
 	if at.Causal {
 		s += " causal"
 	}

@@ -7,7 +7,7 @@ import "github.com/fuser-dev/fuser/ir"
 // (causal or sliding window), soft-capping, GQA head groups, paged or ragged
 // KV (through the keys' ragged lengths) and a shared-prefix concat (cascade)
 // become the node's variant; a bias constant along the keys drops out of
-// the softmax. canonicalize has already brought scales, softmax and
+// the softmax, one that varies along them becomes the node's score bias. canonicalize has already brought scales, softmax and
 // transposes to one form.
 func attention(s *State) (int, error) {
 	g := s.Graph
@@ -66,7 +66,11 @@ func matchAttention(s *State, pv *ir.Node, users map[*ir.Value][]*ir.Node) (atte
 		}
 		d := x.Def
 		if d.Op == ir.OpMatmul {
-			return matchQK(s, pv, d, w.at, w.where)
+			m, ok := matchQK(s, pv, d, w.at, w.where)
+			if !ok || w.keyed == nil {
+				return m, ok
+			}
+			return withBias(s, m, w)
 		}
 		next, ok := w.step(s, d, x)
 		if !ok {
@@ -74,6 +78,25 @@ func matchAttention(s *State, pv *ir.Node, users map[*ir.Value][]*ir.Node) (atte
 		}
 		x = next
 	}
+}
+
+// withBias appends the walk's key-varying bias to the node's arguments.
+// The kernels index it by a key's position in a dense row of the
+// sequence's keys, so keys with per-sequence lengths (a paged or ragged
+// cache) or a cascade's two sources are explained instead.
+func withBias(s *State, m attentionMatch, w *scoreWalk) (attentionMatch, bool) {
+	if m.variant.Cascade {
+		s.explain(false, "attention at %s: the bias %s over a cascade's shared prefix and own keys: the cascade kernels take no bias", w.where, w.keyed.Ref())
+		return attentionMatch{}, false
+	}
+	for _, kv := range m.args[1:] {
+		if kv.Ragged != nil {
+			s.explain(false, "attention at %s: the bias %s over keys %s of per-sequence lengths (a paged or ragged cache): the attention kernels index a bias by a key's position in a dense row", w.where, w.keyed.Ref(), kv.Ref())
+			return attentionMatch{}, false
+		}
+	}
+	m.args = append(m.args, w.keyed)
+	return m, true
 }
 
 // explainNotSoftmax explains a P·V candidate, a matmul of two stacks of

@@ -35,7 +35,9 @@ const scaled = "scale=0.353553 causal" // 1/sqrt(8), causal
 // scores, on q, on K or split, as a division, a reciprocal, an rsqrt or a
 // folded constant, before rope or after; the softmax as a call, in the safe
 // and in the plain exp form; the mask before or after the scale; a bias
-// constant along the keys; transposes written in several steps.
+// constant along the keys; a bias varying along them (broadcast over
+// sequences, heads or queries, subtracted, scaled afterwards, outside the
+// mask, inside softcap); transposes written in several steps.
 var attentionForms = []attentionForm{
 	{name: "scale_scores", body: "a = softmax(causal(q @ transpose(K) / sqrt(Dh)), axis=-1) @ V", variant: scaled},
 	{name: "scale_scores_split", body: "a = softmax(causal(q @ transpose(K) / 2 / sqrt(2)), axis=-1) @ V", variant: scaled},
@@ -65,8 +67,19 @@ var attentionForms = []attentionForm{
 	{name: "query_two_transposes", query: "q = transpose(transpose(rope(reshape(q0, [B, S, H, Dh]), pos), [0, 2, 3, 1]))", body: "a = softmax(causal(q @ transpose(K) / sqrt(Dh)), axis=-1) @ V", variant: scaled},
 	{name: "softcap", body: "a = softmax(causal(softcap(q @ transpose(K) / sqrt(Dh), 2)), axis=-1) @ V", variant: "scale=0.353553 causal softcap=2"},
 
-	{name: "refused_bias_per_key", decls: "input kb : f32[B, 1, S, T + S]", body: "a = softmax(causal(q @ transpose(K) / sqrt(Dh) + kb), axis=-1) @ V",
-		explain: "varies along the keys: the attention kernel has no score bias"},
+	{name: "bias_per_key", decls: "input kb : f32[B, 1, S, T + S]", body: "a = softmax(causal(q @ transpose(K) / sqrt(Dh) + kb), axis=-1) @ V", variant: "scale=0.353553 bias=1 causal"},
+	{name: "bias_alibi_heads", decls: "input ab : f32[H, 1, T + S]", body: "a = softmax(causal(ab + q @ transpose(K) / sqrt(Dh)), axis=-1) @ V", variant: "scale=0.353553 bias=1 causal"},
+	{name: "bias_full_left", decls: "input kb : f32[B, H, S, T + S]", body: "a = softmax(causal(kb + q @ transpose(K) / sqrt(Dh)), axis=-1) @ V", variant: "scale=0.353553 bias=1 causal"},
+	{name: "bias_keys_only", decls: "input kb : f32[T + S]", body: "a = softmax(causal(q @ transpose(K) / sqrt(Dh) - kb), axis=-1) @ V", variant: "scale=0.353553 bias=-1 causal"},
+	{name: "bias_scaled_after", decls: "input kb : f32[1, H, S, T + S]", body: "a = softmax(causal((q @ transpose(K) + kb) / sqrt(Dh)), axis=-1) @ V", variant: "scale=0.353553 bias=0.353553 causal"},
+	{name: "bias_outside_mask", decls: "input kb : f32[B, 1, S, T + S]", body: "a = softmax(causal(q @ transpose(K) / sqrt(Dh)) + kb, axis=-1) @ V", variant: "scale=0.353553 bias=1 causal"},
+	{name: "bias_in_softcap", decls: "input kb : f32[B, 1, S, T + S]", body: "a = softmax(causal(softcap(q @ transpose(K) / sqrt(Dh) + kb, 2)), axis=-1) @ V", variant: "scale=0.353553 bias=1 causal softcap=2"},
+	{name: "bias_window_f16", decls: "input kb : f16[1, H, 1, T + S]", body: "a = softmax(window(q @ transpose(K) / sqrt(Dh) + cast(kb, f32), 5), axis=-1) @ V", variant: "scale=0.353553 bias=1 causal window=5"},
+
+	{name: "refused_bias_after_softcap", decls: "input kb : f32[B, 1, S, T + S]", body: "a = softmax(causal(softcap(q @ transpose(K) / sqrt(Dh), 2) + kb), axis=-1) @ V",
+		explain: "is added after softcap; the attention kernel adds a bias before the cap"},
+	{name: "refused_two_biases", decls: "input kb : f32[B, 1, S, T + S]\ninput kc : f32[1, H, S, T + S]", body: "a = softmax(causal(q @ transpose(K) / sqrt(Dh) + kb + kc), axis=-1) @ V",
+		explain: "a second bias varying along the keys"},
 	{name: "refused_bias_in_softcap", body: "a = softmax(causal(softcap(q @ transpose(K) / sqrt(Dh) + 1, 2)), axis=-1) @ V",
 		explain: "shifts the scores inside softcap"},
 	{name: "refused_keys_stored_transposed", file: "keys_stored_transposed.fu", explain: "is keys stored transposed, [B, G, Dh, T]"},

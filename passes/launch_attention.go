@@ -56,7 +56,7 @@ func attentionLaunch(s *State, k *plan.Kernel, eval func(ir.Dim) int64) *plan.La
 			s.explain(false, "%s on tensor cores: %v; the CUDA-core kernel runs it", k.Name, err)
 		}
 	}
-	q, kv := n.Args[0].Type.Shape, n.Args[len(n.Args)-2].Type.Shape
+	q, kv := n.Args[0].Type.Shape, n.AttentionKeys().Type.Shape
 	b, h, sq, g := eval(q[0]), eval(q[1]), eval(q[2]), eval(kv[1])
 	if sq*(h/max(g, 1)) <= plan.DecodeMaxRows {
 		return decodeLaunch(s, n, flash, eval)
@@ -105,7 +105,7 @@ func attentionLaunch(s *State, k *plan.Kernel, eval func(ir.Dim) int64) *plan.La
 // (head dims past 128).
 func decodeLaunch(s *State, n *ir.Node, flash bool, eval func(ir.Dim) int64) *plan.Launch {
 	t := s.Target
-	q, kv := n.Args[0].Type.Shape, n.Args[len(n.Args)-2].Type.Shape
+	q, kv := n.Args[0].Type.Shape, n.AttentionKeys().Type.Shape
 	b, h, sq, g, tk, dh := eval(q[0]), eval(q[1]), eval(q[2]), eval(kv[1]), eval(kv[2]), eval(q[3])
 	if n.Attr.Attn.Cascade {
 		tk += eval(n.Args[1].Type.Shape[2])

@@ -14,7 +14,8 @@ type Cost struct {
 	// BytesRead and BytesWritten are compulsory HBM traffic: every input read
 	// once, every output written once, plus the split-K and split-KV
 	// partials, written to HBM once L2 evicts them. A KV cache read by
-	// attention counts every cached token.
+	// attention counts every cached token; its score bias the elements
+	// some query sees (biasTraffic).
 	BytesRead, BytesWritten int64
 	// L2Bytes is traffic the model expects L2 to serve: K/V tiles re-streamed
 	// for every query block of a prefill attention kernel beyond the first,
@@ -22,7 +23,8 @@ type Cost struct {
 	// the partials' reads, which follow their writes in the same launch
 	// (ncu read every split GEMV's and the decode attention's weights or
 	// keys and inputs from DRAM within 0.5%, and none of their partials:
-	// bench/results/2026-12-06-split-epilogue).
+	// bench/results/2026-12-06-split-epilogue), and an attention bias
+	// read again for another sequence, head or query (biasTraffic).
 	L2Bytes  int64
 	Flops    int64
 	Launches int
@@ -129,6 +131,19 @@ func kernelCost(k *Kernel, dims map[string]int64) (Cost, error) {
 			}
 			c.BytesWritten += partials
 			c.L2Bytes += partials + l2
+			if bias := n.AttentionBias(); bias != nil {
+				// The inputs above counted the whole bias.
+				whole, err := Bytes(bias, dims)
+				if err != nil {
+					return c, err
+				}
+				hbm, l2, err := biasTraffic(n, dims)
+				if err != nil {
+					return c, err
+				}
+				c.BytesRead += hbm - whole
+				c.L2Bytes += l2
+			}
 		}
 	}
 	return c, nil
@@ -167,7 +182,7 @@ func attentionExtra(n *ir.Node, l *Launch, dims map[string]int64) (partials, l2 
 		return 0, 0, err
 	}
 	b, h, sq, d := int64(sh[0]), int64(sh[1]), int64(sh[2]), int64(sh[3])
-	kv, err := n.Args[len(n.Args)-2].Type.Shape.Eval(dims)
+	kv, err := n.AttentionKeys().Type.Shape.Eval(dims)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -271,8 +286,9 @@ func attentionFlops(n *ir.Node, dims map[string]int64) (int64, error) {
 		return 0, err
 	}
 	tk := int64(0)
-	for i := 1; i < len(n.Args); i += 2 {
-		s, err := n.Args[i].Type.Shape.Eval(dims)
+	kvs := n.AttentionKV()
+	for i := 0; i < len(kvs); i += 2 {
+		s, err := kvs[i].Type.Shape.Eval(dims)
 		if err != nil {
 			return 0, err
 		}

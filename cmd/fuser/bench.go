@@ -199,7 +199,7 @@ func kvBytes(p *gpu.Plan) int64 {
 				continue
 			}
 			var sum int64
-			for _, v := range n.Args[1:] {
+			for _, v := range n.AttentionKV() {
 				e, err := v.Type.Shape.NumElements().Eval(p.Dims)
 				if err != nil {
 					return 0

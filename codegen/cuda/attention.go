@@ -54,6 +54,9 @@ func (k *kgen) attModel() (*attModel, error) {
 		return nil, fmt.Errorf("attention kernel %s: unexpected ops", k.pk.Name)
 	}
 	m := &attModel{k: k, at: n.Attr.Attn, q: n.Args[0], out: n.Outs[0]}
+	if n.Attr.Attn.Bias {
+		return nil, fmt.Errorf("attention kernel %s: a score bias is not generated yet", k.pk.Name)
+	}
 	qs := shapeOf(m.q)
 	dh, ok := qs[3].value()
 	if !ok {
@@ -61,7 +64,7 @@ func (k *kgen) attModel() (*attModel, error) {
 	}
 	m.dh = dh
 	m.b, m.sq = ixp(qs[0]), ixp(qs[2])
-	ks := shapeOf(n.Args[len(n.Args)-2])
+	ks := shapeOf(n.AttentionKeys())
 	h, okh := qs[1].value()
 	g, okg := ks[1].value()
 	if !okh || !okg || g == 0 || h%g != 0 {
