@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -221,11 +222,12 @@ func attnLayerSpec(t *testing.T, name string, kv []string) *ir.Graph {
 	return g
 }
 
-// TestRunPlanLongContext runs each attention variant over 3000 cached
+// TestRunPlanLongContext runs each attention variant (score biases
+// among them) over 3000 cached
 // tokens (cascade: 500 shared and 3000 own), in decode (12 splits) and
 // prefill.
 func TestRunPlanLongContext(t *testing.T) {
-	for _, l := range testlayers.AttnLayers {
+	for _, l := range slices.Concat(testlayers.AttnLayers, testlayers.BiasLayers) {
 		g := attnLayerSpec(t, l.Name, l.Subs)
 		for _, S := range []int64{1, 17} {
 			t.Run(fmt.Sprintf("%s/S=%d", l.Name, S), func(t *testing.T) {

@@ -44,6 +44,8 @@ type attModel struct {
 	sq, b         ix
 	srcs          []attSource
 	kvDType       ir.DType
+	// bias is the score bias, nil for none.
+	bias *ir.Value
 }
 
 // attModel reads the kernel's attention node: its shapes, key sources and
@@ -54,9 +56,6 @@ func (k *kgen) attModel() (*attModel, error) {
 		return nil, fmt.Errorf("attention kernel %s: unexpected ops", k.pk.Name)
 	}
 	m := &attModel{k: k, at: n.Attr.Attn, q: n.Args[0], out: n.Outs[0]}
-	if n.Attr.Attn.Bias {
-		return nil, fmt.Errorf("attention kernel %s: a score bias is not generated yet", k.pk.Name)
-	}
 	qs := shapeOf(m.q)
 	dh, ok := qs[3].value()
 	if !ok {
@@ -71,8 +70,10 @@ func (k *kgen) attModel() (*attModel, error) {
 		return nil, fmt.Errorf("attention kernel %s: heads must be constants, kv heads dividing query heads", k.pk.Name)
 	}
 	m.h, m.g, m.grp = h, g, h/g
-	for i := 1; i < len(n.Args); i += 2 {
-		s := attSource{k: n.Args[i], v: n.Args[i+1], prefix: m.at.Cascade && i == 1}
+	m.bias = n.AttentionBias()
+	kvs := n.AttentionKV()
+	for i := 0; i < len(kvs); i += 2 {
+		s := attSource{k: kvs[i], v: kvs[i+1], prefix: m.at.Cascade && i == 0}
 		var err error
 		if s.kv, err = k.viewOf(s.k); err != nil {
 			return nil, err
@@ -131,6 +132,9 @@ func (m *attModel) emitContext(w *writer) error {
 	w.line("static constexpr bool CAUSAL = %t, WINDOW = %t;", at.Causal, !at.Window.IsZero())
 	if !at.Window.IsZero() {
 		m.fn(w, "i64 window()", fmt.Sprintf("return %s;", dimIx(at.Window)))
+	}
+	if err := m.emitBias(w); err != nil {
+		return err
 	}
 	w.line("// Batch, queries per sequence.")
 	m.fn(w, "i64 nb()", fmt.Sprintf("return %s;", m.b))
@@ -220,6 +224,27 @@ func (m *attModel) emitContext(w *writer) error {
 	}
 	m.fn(w, "OT* out(i64 b, i64 h, i64 i, int d)", "return "+oa+";")
 	w.close("};")
+	return nil
+}
+
+// emitBias writes the score bias: BIAS, whether there is one, and with
+// it its factor BSCALE (on the scaled scores), element type BT, load ldb
+// and the address bias(b, h, i, j) of query i of head h at key j.
+func (m *attModel) emitBias(w *writer) error {
+	w.line("// Score bias (added to the scaled score before softcap), its factor.")
+	w.line("static constexpr bool BIAS = %t;", m.bias != nil)
+	if m.bias == nil {
+		return nil
+	}
+	bt := m.bias.Type.DType
+	w.line("static constexpr float BSCALE = %s;", flit(m.at.BiasScale))
+	w.line("using BT = %s;", ctype(bt))
+	w.line("FZ_DEV float ldb(const BT* p) { return fz_ld_%s(p); }", dsuf(bt))
+	a, err := m.k.biasAddr(m.bias, ixv("b"), ixv("h"), ixv("i"), ixv("j"))
+	if err != nil {
+		return err
+	}
+	m.fn(w, "const BT* bias(i64 b, i64 h, i64 i, i64 j)", "return "+a+";")
 	return nil
 }
 

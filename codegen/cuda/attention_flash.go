@@ -34,6 +34,8 @@ type flashModel struct {
 	// srcs are a cascade's shared prefix then the sequence's own keys, or
 	// the own keys alone.
 	srcs []flashSrc
+	// bias is the score bias, nil for none.
+	bias *ir.Value
 	// dh is the head dim, dp the head dim rounded up to the mma k step
 	// (16); grp is H/G, the query heads per kv head.
 	dh, dp, grp int64
@@ -57,11 +59,12 @@ func (k *kgen) flashModel() (*flashModel, error) {
 		return nil, fmt.Errorf("attention kernel %s: %w", name, err)
 	}
 	m := &flashModel{k: k, n: n, at: n.Attr.Attn, q: n.Args[0], out: n.Outs[0]}
-	if n.Attr.Attn.Bias {
-		return nil, fmt.Errorf("attention kernel %s: a score bias is not generated yet", k.pk.Name)
+	kvs := n.AttentionKV()
+	for i := 0; i < len(kvs); i += 2 {
+		m.srcs = append(m.srcs, flashSrc{k: kvs[i], v: kvs[i+1]})
 	}
-	for i := 1; i < len(n.Args); i += 2 {
-		m.srcs = append(m.srcs, flashSrc{k: n.Args[i], v: n.Args[i+1]})
+	if m.bias = n.AttentionBias(); m.bias != nil && len(m.srcs) > 1 {
+		return nil, fmt.Errorf("attention kernel %s: a score bias over a cascade's keys", name)
 	}
 	qs := shapeOf(m.q)
 	m.dh, _ = qs[3].value()
@@ -284,6 +287,9 @@ func (m *flashModel) emitContext(w *writer, chunk, nps int64) error {
 	w.line("if (d + 1 < %d) ost(b, h, i, d + 1, v1);", m.dh)
 	w.close()
 	m.emitModifiers(w)
+	if err := m.emitBias(w); err != nil {
+		return err
+	}
 	w.close("};")
 	return nil
 }

@@ -28,6 +28,7 @@ type flashVariant struct {
 	softcap   float64 // 0 for none
 	cascade   bool    // a shared prefix of L tokens
 	scaleBias string  // the scale of q·k, as spec text
+	bias      string  // the shape of a score bias of the variant's dtype, added after the scale; empty for none
 }
 
 // spec is the variant's layer as spec text.
@@ -56,6 +57,9 @@ func (v flashVariant) spec() string {
 	if v.cascade {
 		fmt.Fprintf(&b, "state prefix : %s[2, 1, G, L, Dh]\n", dt)
 	}
+	if v.bias != "" {
+		fmt.Fprintf(&b, "input kb : %s%s\n", dt, v.bias)
+	}
 	fmt.Fprintf(&b, "output o : %s[B, H, S, Dh]\n", dt)
 	b.WriteString("K, V = append(kv, k, v)\n")
 	if v.cascade {
@@ -67,6 +71,9 @@ func (v flashVariant) spec() string {
 		scale = "/ sqrt(Dh)"
 	}
 	fmt.Fprintf(&b, "s = q @ transpose(K) %s\n", scale)
+	if v.bias != "" {
+		b.WriteString("s = s + kb\n")
+	}
 	if v.softcap != 0 {
 		fmt.Fprintf(&b, "s = softcap(s, %g)\n", v.softcap)
 	}
@@ -83,8 +90,10 @@ func (v flashVariant) spec() string {
 // flashVariants are the layers the attention tests plan: GQA group sizes
 // 1 to 8, head dims 4 to 256 (multiples of 16 and not, even and odd),
 // bf16 and f16, the three cache layouts (pages of 1 and 16 tokens), causal,
-// sliding-window and unmasked attention, softcap, and cascade (over each
-// layout, head dims 64 to 256, with a window).
+// sliding-window and unmasked attention, softcap, cascade (over each
+// layout, head dims 64 to 256, with a window), and a score bias varying
+// along the keys (broadcast over sequences and queries, or over heads and
+// queries, or full; under softcap and a window).
 var flashVariants = []flashVariant{
 	{name: "gqa4", dtype: "bf16", h: 8, g: 2, dh: 128, layout: "contiguous", causal: true},
 	{name: "mha-f16-dh64", dtype: "f16", h: 4, g: 4, dh: 64, layout: "contiguous", causal: true},
@@ -99,6 +108,9 @@ var flashVariants = []flashVariant{
 	{name: "cascade-paged-dh64", dtype: "bf16", h: 8, g: 1, dh: 64, layout: "paged", page: 16, causal: true, cascade: true},
 	{name: "nomask-dh72", dtype: "bf16", h: 2, g: 2, dh: 72, layout: "contiguous"},
 	{name: "dh6-window", dtype: "f16", h: 3, g: 1, dh: 6, layout: "paged", page: 16, window: 5, softcap: 3},
+	{name: "bias-alibi", dtype: "bf16", h: 8, g: 2, dh: 128, layout: "contiguous", causal: true, bias: "[H, 1, T + S]"},
+	{name: "bias-f16-dh72-window", dtype: "f16", h: 6, g: 2, dh: 72, layout: "contiguous", window: 24, bias: "[B, 1, S, T + S]"},
+	{name: "bias-softcap-dh256", dtype: "bf16", h: 4, g: 2, dh: 256, layout: "contiguous", causal: true, softcap: 2, scaleBias: "* 0.5", bias: "[B, H, S, T + S]"},
 }
 
 // flashDims are the bindings the variants are planned at: decode (one

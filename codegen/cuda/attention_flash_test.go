@@ -323,6 +323,7 @@ func TestFlashKeySequence(t *testing.T) {
 		"gqa4": true, "mha-f16-dh64": true, "window": true, "softcap-dh256": true, "nomask-dh72": true,
 		"paged16": false, "paged1": false, "ragged": false, "dh6-window": false,
 		"cascade": false, "cascade-dh256-window": false, "cascade-f16-dh72-ragged": false, "cascade-paged-dh64": false,
+		"bias-alibi": true, "bias-f16-dh72-window": true, "bias-softcap-dh256": true,
 	}
 	seen := map[string]bool{}
 	for _, c := range flashCases(t) {

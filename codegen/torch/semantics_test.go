@@ -71,8 +71,9 @@ type layerCase struct {
 
 // semanticCases are every shipped spec shrunk at a decode and a prefill
 // binding, interp's attention layers (paged, ragged, cascade, window,
-// softcap) and the device suite's decode attention layers over ragged and
-// paged caches and its every-op layers.
+// softcap, score biases) and the device suite's decode attention layers
+// over ragged and paged caches and with score biases, and its every-op
+// layers.
 func semanticCases(t *testing.T) []layerCase {
 	var out []layerCase
 	add := func(name string, g *ir.Graph, err error, dims ...map[string]int64) {
@@ -89,11 +90,11 @@ func semanticCases(t *testing.T) []layerCase {
 		g, err := testlayers.Small(name)
 		add(name, g, err, pick(g, decode), pick(g, prefill))
 	}
-	for _, l := range testlayers.AttnLayers {
+	for _, l := range slices.Concat(testlayers.AttnLayers, testlayers.BiasLayers) {
 		g, err := testlayers.AttnLayer(l.Name)
 		add("attn_"+l.Name, g, err, pick(g, decode), pick(g, prefill))
 	}
-	for _, v := range []string{"ragged64", "paged4", "cascaderagged64", "cascadewin64", "sc64", "win64"} {
+	for _, v := range []string{"ragged64", "paged4", "cascaderagged64", "cascadewin64", "sc64", "win64", "bias64", "biassc64", "alibif1664"} {
 		g, err := gpu.DecLayer(v)
 		add("dec_"+v, g, err, pick(g, map[string]int64{"B": 3, "S": 2, "T": 9, "L": 4}))
 	}

@@ -7,6 +7,7 @@ package testlayers
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/fuser-dev/fuser/frontend"
@@ -111,9 +112,21 @@ var AttnLayers = []struct {
 		"keys", "pk, pv = split(prefix, [1, 1], axis=0)\nKs = concat(reshape(pk, [1, G, L, Dh]), K, axis=2)\nVs = concat(reshape(pv, [1, G, L, Dh]), V, axis=2)"}},
 }
 
-// AttnLayer builds one variant of AttnLayers.
+// BiasLayers are attention variants of attnLayer with a score bias that
+// varies along the keys: one a sequence and query shared by the heads, and
+// an ALiBi-like one a head shared by the sequences and queries under a
+// window, subtracted and scaled after the addition.
+var BiasLayers = []struct {
+	Name string
+	Subs []string
+}{
+	{"bias", []string{"score", "causal(q @ transpose(Ks) / sqrt(Dh) + kb)", "inputs", "input kb : f32[B, 1, S, T + S]"}},
+	{"alibi", []string{"score", "window((q @ transpose(Ks) - ab) / sqrt(Dh), 700)", "inputs", "input ab : f32[H, 1, T + S]"}},
+}
+
+// AttnLayer builds one variant of AttnLayers or BiasLayers.
 func AttnLayer(variant string) (*ir.Graph, error) {
-	for _, l := range AttnLayers {
+	for _, l := range slices.Concat(AttnLayers, BiasLayers) {
 		if l.Name == variant {
 			return Attn(variant, l.Subs)
 		}

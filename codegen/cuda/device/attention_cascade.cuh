@@ -123,6 +123,9 @@ FZ_DEV void fz_att_prefix(const C& c, float* ws, i64 cap) {
       const i64 t0 = lo < hi ? (lo - j0) / BC : 0;
       const int nt = lo < hi ? (int)((hi - j0 + BC - 1) / BC - t0) : 0;
       float o[NN][4], m[2] = {-FZ_INF, -FZ_INF}, l[2] = {0.f, 0.f};
+      // A cascade has no score bias (the attention pass takes none over a
+      // shared prefix).
+      const fz_att_nobias nob[2] = {};
 #pragma unroll
       for (int i = 0; i < NN; i++) { o[i][0] = 0.f; o[i][1] = 0.f; o[i][2] = 0.f; o[i][3] = 0.f; }
       __syncthreads(); // the last item's readers of the shared memory are done
@@ -164,7 +167,7 @@ FZ_DEV void fz_att_prefix(const C& c, float* ws, i64 cap) {
           u32 p[BC / 16][4];
           fz_att_qks<DP, BC, BF>(s, sq + warp * 16 * LDS, sk, lane);
           const bool mask = k0 + BC > j1 || c.tile_masked(pmin, pmax, k0, k0 + BC);
-          fz_att_online<BC, NN, BF>(c, s, m, l, o, p, pos, k0, j1, mask, tq);
+          fz_att_online<BC, NN, BF>(c, s, m, l, o, p, pos, nob, k0, j1, mask, tq);
           fz_att_pv<DP, BC, NPAIR, BF>(o, p, sk + BC * LDS, lane, 0, 1);
         }
         cur = cur + 1 == NST ? 0 : cur + 1;

@@ -6,8 +6,8 @@
  * (generated per kernel body, see codegen/cuda/attention_flash.go): the tensor
  * addressing (query rows, K/V rows through a contiguous, paged or ragged cache
  * and a cascade's shared prefix, output stores), the sequence lengths, and the
- * variant's score modifier and mask (scale, softcap, causal and sliding-window
- * masks, tile bounds). Emitted once per module holding a tensor-core
+ * variant's score modifier and mask (scale, score bias, softcap, causal and
+ * sliding-window masks, tile bounds). Emitted once per module holding a tensor-core
  * attention kernel, after attention_bulk.cuh, whose copies its decode
  * template makes.
  *
@@ -147,8 +147,62 @@ FZ_DEV void fz_att_qks(float (&s)[BC / 8][4], const u16* q, const u16* k, int la
   }
 }
 
+// fz_att_tdist is the mask of a tile of keys k0 .. k0 + BC - 1 in
+// tile-relative ints: the distances d0, d1 of the thread's two queries (at
+// pos) to the tile's first key, clamped, and the keys nk of the tile that
+// exist (keys at jend or later do not).
+template <int BC> FZ_DEV void fz_att_tdist(const i64 (&pos)[2], i64 k0, i64 jend, int& d0, int& d1, int& nk) {
+  const i64 lim = 1 << 30;
+  d0 = (int)fz_max64(-lim, fz_min64(lim, pos[0] - k0));
+  d1 = (int)fz_max64(-lim, fz_min64(lim, pos[1] - k0));
+  nk = (int)fz_min64(BC, jend - k0);
+}
+
+// fz_att_nobias stands for the bias rows of a kernel without a score bias
+// (C::BIAS false): fz_att_smod then applies the score modifier alone.
+struct fz_att_nobias {};
+
+// fz_att_brow is the bias row of query i of head h of sequence b (null
+// where ok is false: a row past the queries), or fz_att_nobias without a
+// bias.
+template <class C> FZ_DEV auto fz_att_brow(const C& c, i64 b, i64 h, i64 i, bool ok) {
+  if constexpr (C::BIAS) return ok ? c.brow(b, h, i) : (decltype(c.brow(b, h, i)))0;
+  else return fz_att_nobias{};
+}
+
+// fz_att_smod applies the score modifier to a tile's raw scores s.
+template <int BC, class C>
+FZ_DEV void fz_att_smod(const C& c, float (&s)[BC / 8][4], const fz_att_nobias (&)[2], const i64 (&)[2], i64, i64, bool, int) {
+#pragma unroll
+  for (int n = 0; n < BC / 8; n++) {
+#pragma unroll
+    for (int e = 0; e < 4; e++) s[n][e] = c.smod(s[n][e]);
+  }
+}
+
+// fz_att_smod with the score bias: the thread's two rows' bias rows br
+// (null past the queries: no bias read) add their key's bias to the
+// scaled score before softcap (c.smodb). With mask, the keys the mask
+// hides or that do not exist read no bias: their scores become -inf here.
+template <int BC, class C, class T>
+FZ_DEV void fz_att_smod(const C& c, float (&s)[BC / 8][4], T* const (&br)[2], const i64 (&pos)[2], i64 k0, i64 jend, bool mask, int tq) {
+  int d0 = 0, d1 = 0, nk = BC;
+  if (mask) fz_att_tdist<BC>(pos, k0, jend, d0, d1, nk);
+#pragma unroll
+  for (int n = 0; n < BC / 8; n++) {
+#pragma unroll
+    for (int e = 0; e < 4; e++) {
+      const int jj = n * 8 + tq * 2 + (e & 1);
+      T* const r = br[e >> 1];
+      if (mask && (jj >= nk || !c.visible((e >> 1 ? d1 : d0) - jj))) s[n][e] = -FZ_INF;
+      else s[n][e] = c.smodb(s[n][e], r ? c.bld(r, k0 + jj) : 0.f);
+    }
+  }
+}
+
 // fz_att_scores is one online-softmax step over a tile of keys k0 .. k0 +
-// BC - 1 but the output's rescaling: the score modifier, the mask where
+// BC - 1 but the output's rescaling: the score modifier (with the bias
+// rows br, fz_att_smod), the mask where
 // mask is set (keys at jend or later do not exist; pos are the thread's two
 // query positions, and the mask is a function of the distance query
 // position - key position), the new running max m (reduced over the quad
@@ -159,20 +213,13 @@ FZ_DEV void fz_att_qks(float (&s)[BC / 8][4], const u16* q, const u16* k, int la
 // a row's max grows past it by more than 2^8: the probabilities stay below
 // 256, and o and l are relative to whichever max m holds, so the result is
 // the same.
-template <int BC, class C>
+template <int BC, class C, class BR>
 FZ_DEV bool fz_att_scores(const C& c, float (&s)[BC / 8][4], float (&m)[2], float (&l)[2], float (&alpha)[2],
-                          const i64 (&pos)[2], i64 k0, i64 jend, bool mask, int tq, bool lazy) {
-#pragma unroll
-  for (int n = 0; n < BC / 8; n++) {
-#pragma unroll
-    for (int e = 0; e < 4; e++) s[n][e] = c.smod(s[n][e]);
-  }
+                          const i64 (&pos)[2], const BR (&br)[2], i64 k0, i64 jend, bool mask, int tq, bool lazy) {
+  fz_att_smod<BC>(c, s, br, pos, k0, jend, mask, tq);
   if (mask) {
-    // The mask in tile-relative ints: the distance of the query to the
-    // tile's first key, clamped, and the keys of the tile that exist.
-    const i64 lim = 1 << 30;
-    const int d0 = (int)fz_max64(-lim, fz_min64(lim, pos[0] - k0)), d1 = (int)fz_max64(-lim, fz_min64(lim, pos[1] - k0));
-    const int nk = (int)fz_min64(BC, jend - k0);
+    int d0, d1, nk;
+    fz_att_tdist<BC>(pos, k0, jend, d0, d1, nk);
 #pragma unroll
     for (int n = 0; n < BC / 8; n++) {
 #pragma unroll
@@ -238,11 +285,11 @@ template <int NO> FZ_DEV void fz_att_rescale(float (&o)[NO][4], const float (&al
 
 // fz_att_online is fz_att_scores with the output's rescaling, and the
 // probabilities as A fragments p for P·V.
-template <int BC, int NO, bool BF, class C>
+template <int BC, int NO, bool BF, class C, class BR>
 FZ_DEV void fz_att_online(const C& c, float (&s)[BC / 8][4], float (&m)[2], float (&l)[2], float (&o)[NO][4],
-                          u32 (&p)[BC / 16][4], const i64 (&pos)[2], i64 k0, i64 jend, bool mask, int tq, bool lazy = false) {
+                          u32 (&p)[BC / 16][4], const i64 (&pos)[2], const BR (&br)[2], i64 k0, i64 jend, bool mask, int tq, bool lazy = false) {
   float alpha[2];
-  if (fz_att_scores<BC>(c, s, m, l, alpha, pos, k0, jend, mask, tq, lazy)) fz_att_rescale(o, alpha);
+  if (fz_att_scores<BC>(c, s, m, l, alpha, pos, br, k0, jend, mask, tq, lazy)) fz_att_rescale(o, alpha);
   fz_att_probs<BC, BF>(s, p);
 }
 
@@ -653,10 +700,12 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
         const int mine = ntile > warp ? (ntile - warp + NW - 1) / NW : 0;
         for (i64 rt = 0; rt < R; rt += 16) {
           i64 pos[2];
+          decltype(fz_att_brow(c, 0, 0, 0, false)) br[2];
 #pragma unroll
           for (int h = 0; h < 2; h++) {
             const i64 r = rt + gr + 8 * h, rr = r < R ? r : R - 1;
             pos[h] = ntot - S + rr % S;
+            br[h] = fz_att_brow(c, b, g * C::GRP + rr / S, rr % S, r < R);
           }
           float o[NN][4], m[2] = {-FZ_INF, -FZ_INF}, l[2] = {0.f, 0.f};
 #pragma unroll
@@ -737,7 +786,7 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
             // hold 128 registers and its extra live maxima spilled (Gemma-2's
             // windowed, soft-capped Dh 256); the rescale it skips is then
             // 128 multiplies a lane per 16 keys, against 16 KB read.
-            fz_att_online<16, NN, BF>(c, s, m, l, o, p, pos, k0, j1, mask, tq, DH <= 128);
+            fz_att_online<16, NN, BF>(c, s, m, l, o, p, pos, br, k0, j1, mask, tq, DH <= 128);
             if constexpr (BULK) fz_att_pv_sw<NPAIR, BF>(o, p, fz_smem_addr(sk + 16 * DH), lane);
             else fz_att_pv<DP, 16, NPAIR, BF>(o, p, sk + 16 * LDS, lane, 0, 1);
             __syncwarp();
@@ -833,6 +882,7 @@ FZ_DEV void fz_att_prefill(const C& c) {
         i64 wlo = 0, whi = 0;
         if (rows) c.kbounds(p0 + w0, p0 + wl, ntot, wlo, whi);
         i64 pos[2];
+        decltype(fz_att_brow(c, 0, 0, 0, false)) br[2];
         u32 qf[NKS][4];
         {
           const u16* q[2];
@@ -841,6 +891,7 @@ FZ_DEV void fz_att_prefill(const C& c) {
             const i64 i = w0 + gr + 8 * hh;
             pos[hh] = p0 + (i < S ? i : S - 1);
             q[hh] = i < S ? c.qrow(b, h, i) : (const u16*)0;
+            br[hh] = fz_att_brow(c, b, h, i, i < S);
           }
           fz_att_qrows<DH, DP>(qf, q, tq);
         }
@@ -863,7 +914,7 @@ FZ_DEV void fz_att_prefill(const C& c) {
             float s[BC / 8][4];
             fz_att_qk<DP, BC, BF>(s, qf, sK, lane);
             const bool mask = k0 + BC > hi || c.tile_masked(p0 + w0, p0 + wl, k0, k0 + BC);
-            fz_att_online<BC, 2 * NP, BF>(c, s, m, l, o, p, pos, k0, hi, mask, tq);
+            fz_att_online<BC, 2 * NP, BF>(c, s, m, l, o, p, pos, br, k0, hi, mask, tq);
           }
           fz_cp_wait<0>();
           __syncthreads();

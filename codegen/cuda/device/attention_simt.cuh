@@ -20,7 +20,7 @@
  * staged as f32, pre-scaled; then tile after tile of BC keys: the first BC
  * threads find each key's source and the element offsets of its K and V
  * rows (krow), the block stages those rows as f32 (rows of DH + 4 floats;
- * fz_att_simt_tile), computes the scores (softcap, mask), runs the
+ * fz_att_simt_tile), computes the scores (bias, softcap, mask), runs the
  * online softmax (a warp per row, a lane per key: running max m, sum l and
  * the rescale of the accumulators) and adds P·V to its accumulators, the
  * QP x DH elements spread over the threads. A causal mask bounds the keys a
@@ -46,6 +46,11 @@
  *   CAUSAL, WINDOW      the causal mask, and whether it has a window of
  *                       window() keys (keys that many positions or more
  *                       before the query are masked);
+ *   BIAS                whether a score bias is added to the scaled
+ *                       score before softcap, with BSCALE its factor, BT
+ *                       its element type, ldb its load as a float and
+ *                       bias(b, h, i, j) the address of query i of head h
+ *                       at key j (read only for the keys the mask leaves);
  *   nb(), nsq()         batch, queries a sequence;
  *   lens(b, n)          the keys of each source for sequence b into n;
  *   krow(b, g, t, n,    the source of key t (of all sources, n their key
@@ -88,6 +93,18 @@ FZ_DEV i64 fz_att_simt_keys(const i64 (&n)[NSRC]) {
   i64 tk = 0;
   for (int i = 0; i < NSRC; i++) tk += n[i];
   return tk;
+}
+
+// fz_att_simt_masked reports whether the mask hides key j of the tk keys
+// from query i (at tk - S + i).
+template <class C>
+FZ_DEV bool fz_att_simt_masked(const C& c, i64 tk, i64 i, i64 j) {
+  if constexpr (C::CAUSAL) {
+    const i64 pos = tk - c.nsq() + i;
+    if constexpr (C::WINDOW) return j > pos || j <= pos - c.window();
+    return j > pos;
+  }
+  return false;
 }
 
 // fz_att_simt_tile stages the K and V rows of the tile's keys (srk, srv,
@@ -200,16 +217,16 @@ FZ_DEV void fz_att_simt_rows(const C& c, float* ws, i64 b, i64 g, const i64 (&n)
             for (int d = 0; d < DH; d++) acc = fmaf(sQ[r * DH + d], sK[col * KS + d], acc);
           }
           s = acc;
+          if constexpr (C::BIAS) {
+            i64 h, i;
+            at(r0 + r, h, i);
+            if (!fz_att_simt_masked(c, tk, i, j)) s += C::BSCALE * C::ldb(c.bias(b, h, i, j));
+          }
           if constexpr (C::CAP != 0.f) s = fz_softcap(s, C::CAP);
           if constexpr (C::CAUSAL) {
             i64 h, i;
             at(r0 + r, h, i);
-            const i64 pos = tk - c.nsq() + i;
-            if constexpr (C::WINDOW) {
-              if (j > pos || j <= pos - c.window()) s = -FZ_INF;
-            } else if (j > pos) {
-              s = -FZ_INF;
-            }
+            if (fz_att_simt_masked(c, tk, i, j)) s = -FZ_INF;
           }
         }
         sS[e] = s;

@@ -394,10 +394,12 @@ FZ_DEV void fz_att_prefill_wg(const C& c) {
     }
     if (C::PERSIST && ta >= tb) qpend = qload(wi + 1);
     i64 pos[2];
+    decltype(fz_att_brow(c, 0, 0, 0, false)) br[2];
 #pragma unroll
     for (int hh = 0; hh < 2; hh++) {
       const i64 i = w0 + warp * 16 + gr + 8 * hh;
       pos[hh] = p0 + (i < S ? i : S - 1);
+      br[hh] = fz_att_brow(c, b, h, i, i < S);
     }
     const auto take = [&](int t) { fz_mbar_wait(full(it + t), ((it + t) / NST) & 1u); };
     const auto give = [&](int t) {
@@ -435,7 +437,7 @@ FZ_DEV void fz_att_prefill_wg(const C& c) {
       const auto softmax = [&](int t, float (&alpha)[2]) {
         const i64 k0 = lo + (i64)t * BC;
         const bool mask = k0 + BC > hi || c.tile_masked(p0 + w0, p0 + wl, k0, k0 + BC);
-        return fz_att_scores<BC>(c, s, m, l, alpha, pos, k0, hi, mask, tq, false);
+        return fz_att_scores<BC>(c, s, m, l, alpha, pos, br, k0, hi, mask, tq, false);
       };
       float alpha[2];
       take(ta);

@@ -108,6 +108,9 @@ FZ_DEV void fz_att_prefix(const C& c, float* ws, i64 cap) {
       const i64 t0 = lo < hi ? (lo - j0) / BC : 0;
       const int nt = lo < hi ? (int)((hi - j0 + BC - 1) / BC - t0) : 0;
       float o[NN][4], m[2] = {-FZ_INF, -FZ_INF}, l[2] = {0.f, 0.f};
+      // A cascade has no score bias (the attention pass takes none over a
+      // shared prefix).
+      const fz_att_nobias nob[2] = {};
 #pragma unroll
       for (int i = 0; i < NN; i++) { o[i][0] = 0.f; o[i][1] = 0.f; o[i][2] = 0.f; o[i][3] = 0.f; }
       __syncthreads(); // the last item's readers of the shared memory are done
@@ -149,7 +152,7 @@ FZ_DEV void fz_att_prefix(const C& c, float* ws, i64 cap) {
           u32 p[BC / 16][4];
           fz_att_qks<DP, BC, BF>(s, sq + warp * 16 * LDS, sk, lane);
           const bool mask = k0 + BC > j1 || c.tile_masked(pmin, pmax, k0, k0 + BC);
-          fz_att_online<BC, NN, BF>(c, s, m, l, o, p, pos, k0, j1, mask, tq);
+          fz_att_online<BC, NN, BF>(c, s, m, l, o, p, pos, nob, k0, j1, mask, tq);
           fz_att_pv<DP, BC, NPAIR, BF>(o, p, sk + BC * LDS, lane, 0, 1);
         }
         cur = cur + 1 == NST ? 0 : cur + 1;
@@ -181,7 +184,7 @@ FZ_DEV void fz_att_prefix(const C& c, float* ws, i64 cap) {
 static __device__ float fz_workspace[1331712];
 
 // body of k02_attention_attention
-struct fzb_00c85d8df16ae2e6_ctx {
+struct fzb_ca8dd8273f7a1056_ctx {
   const u16* p0;
   const u16* p1;
   const u16* p2;
@@ -253,23 +256,25 @@ struct fzb_00c85d8df16ae2e6_ctx {
   }
   // Whether some query at pmin..pmax does not see some key of [k0, k1).
   __device__ __forceinline__ bool tile_masked(i64 pmin, i64 pmax, i64 k0, i64 k1) const { return k1 - 1 > pmin; }
+  // Score bias: added to the scaled score before softcap (smodb).
+  static constexpr bool BIAS = false;
 };
-FZ_DEV void fzb_00c85d8df16ae2e6_prefix(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L, const fz_tmap* __restrict__ p8) {
-  const fzb_00c85d8df16ae2e6_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L, p8};
+FZ_DEV void fzb_ca8dd8273f7a1056_prefix(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L, const fz_tmap* __restrict__ p8) {
+  const fzb_ca8dd8273f7a1056_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L, p8};
   fz_grid_sync();
   fz_att_prefix<128, 128, 128, 3, true>(c, fz_workspace, (i64)(sizeof(fz_workspace) / sizeof(float)));
 }
-FZ_DEV void fzb_00c85d8df16ae2e6(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L, const fz_tmap* __restrict__ p8) {
-  const fzb_00c85d8df16ae2e6_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L, p8};
+FZ_DEV void fzb_ca8dd8273f7a1056(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L, const fz_tmap* __restrict__ p8) {
+  const fzb_ca8dd8273f7a1056_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L, p8};
   fz_att_decode<128, 128, 128, 3, 0, true>(c, fz_workspace, (i64)(sizeof(fz_workspace) / sizeof(float)));
 }
-FZ_DEV void fzb_00c85d8df16ae2e6_prefill(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L, const fz_tmap* __restrict__ p8) {
-  const fzb_00c85d8df16ae2e6_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L, p8};
+FZ_DEV void fzb_ca8dd8273f7a1056_prefill(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L, const fz_tmap* __restrict__ p8) {
+  const fzb_ca8dd8273f7a1056_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L, p8};
   fz_grid_sync();
   fz_att_prefill<128, 128, 64, 128, 1, true>(c);
 }
 
 // entries
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefix(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L, const __grid_constant__ fz_tmap tmap8) { fzb_00c85d8df16ae2e6_prefix(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L, &tmap8); }
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L, const __grid_constant__ fz_tmap tmap8) { fzb_00c85d8df16ae2e6(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L, &tmap8); }
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefill(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L, const __grid_constant__ fz_tmap tmap8) { fzb_00c85d8df16ae2e6_prefill(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L, &tmap8); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefix(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L, const __grid_constant__ fz_tmap tmap8) { fzb_ca8dd8273f7a1056_prefix(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L, &tmap8); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L, const __grid_constant__ fz_tmap tmap8) { fzb_ca8dd8273f7a1056(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L, &tmap8); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefill(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L, const __grid_constant__ fz_tmap tmap8) { fzb_ca8dd8273f7a1056_prefill(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L, &tmap8); }
