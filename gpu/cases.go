@@ -112,20 +112,20 @@ func isSpec(name string) bool {
 	return ok
 }
 
-// decLayer is a bf16 decode attention layer at real head dims, the
+// decLayer is a bf16 (or f16) decode attention layer at real head dims, the
 // tensor-core kernels' (codegen/cuda's fz_att_decode) path: 8 query heads
 // over 2 kv heads, q, k and v as inputs, a cache appended to.
 const decLayer = `
 layer dec_{{name}}
 dim B, S, T{{dims}}
 const H = 8, G = 2, Dh = {{dh}}
-input  q : bf16[B, H, S, Dh]
-input  k : bf16[B, G, S, Dh]
-input  v : bf16[B, G, S, Dh]
+input  q : {{dt}}[B, H, S, Dh]
+input  k : {{dt}}[B, G, S, Dh]
+input  v : {{dt}}[B, G, S, Dh]
 {{inputs}}
 {{prefix}}
-state  kv : bf16[2, B, G, T, Dh] {{layout}}
-output o  : bf16[B, H, S, Dh]
+state  kv : {{dt}}[2, B, G, T, Dh] {{layout}}
+output o  : {{dt}}[B, H, S, Dh]
 K, V = append(kv, k, v)
 {{keys}}
 o = softmax({{score}}, axis=-1) @ Vs
@@ -137,9 +137,14 @@ var decPages = []int{1, 2, 4, 8, 16, 32, 64, 128}
 // DecLayer builds a decode attention layer: c<dh> (causal), sc<dh>
 // (softcap), win<dh> (sliding window of 1000), ragged<dh>, cascade<dh> (a
 // prefix of L tokens the batch shares), cascaderagged<dh> (over a ragged
-// cache), cascadewin<dh> (with the window) and paged<page> (head dim 128).
+// cache), cascadewin<dh> (with the window), paged<page> (head dim 128),
+// and with a score bias varying along the keys: bias<dh> (one a sequence
+// and query, shared by the heads), biassc<dh> (one a head and query,
+// shared by the sequences, inside softcap) and alibif16<dh> (f16
+// throughout, one a head shared by the sequences and queries, under the
+// window).
 func DecLayer(variant string) (*ir.Graph, error) {
-	subs := map[string]string{"name": variant, "dims": "", "inputs": "", "prefix": "", "layout": "", "keys": "Ks = K\nVs = V", "score": "causal(q @ transpose(Ks) / sqrt(Dh))"}
+	subs := map[string]string{"name": variant, "dt": "bf16", "dims": "", "inputs": "", "prefix": "", "layout": "", "keys": "Ks = K\nVs = V", "score": "causal(q @ transpose(Ks) / sqrt(Dh))"}
 	var dh string
 	switch {
 	case strings.HasPrefix(variant, "paged"):
@@ -166,6 +171,19 @@ func DecLayer(variant string) (*ir.Graph, error) {
 			dh = d
 			subs["score"] = "window(q @ transpose(Ks) / sqrt(Dh), 1000)"
 		}
+	case strings.HasPrefix(variant, "biassc"):
+		dh = strings.TrimPrefix(variant, "biassc")
+		subs["inputs"] = "input kb : bf16[1, H, S, T + S]"
+		subs["score"] = "causal(softcap(q @ transpose(Ks) / sqrt(Dh) + kb, 30))"
+	case strings.HasPrefix(variant, "bias"):
+		dh = strings.TrimPrefix(variant, "bias")
+		subs["inputs"] = "input kb : bf16[B, 1, S, T + S]"
+		subs["score"] = "causal(q @ transpose(Ks) / sqrt(Dh) + kb)"
+	case strings.HasPrefix(variant, "alibif16"):
+		dh = strings.TrimPrefix(variant, "alibif16")
+		subs["dt"] = "f16"
+		subs["inputs"] = "input ab : f16[H, 1, T + S]"
+		subs["score"] = "window(ab + q @ transpose(Ks) / sqrt(Dh), 1000)"
 	case strings.HasPrefix(variant, "sc"):
 		dh = strings.TrimPrefix(variant, "sc")
 		subs["score"] = "causal(softcap(q @ transpose(Ks) / sqrt(Dh), 30))"
@@ -255,6 +273,24 @@ func prefillCases(r func(lo, hi int64) int64) []decCase {
 	}
 }
 
+// biasCases are the attention layers with a score bias varying along the
+// keys (DecLayer's bias, biassc and alibif16; testlayers.BiasLayers take
+// the CUDA-core kernel): decode (S = 1, and S = 3 over a group of query
+// heads) and prefill, at odd sizes, over bf16 and f16, the bias broadcast
+// over heads, sequences or queries.
+func biasCases(r func(lo, hi int64) int64) []decCase {
+	type dc = decCase
+	return []dc{
+		{"bias128", map[string]int64{"B": 3, "S": 1, "T": r(100, 900)}},
+		{"bias128", map[string]int64{"B": 2, "S": 3, "T": r(100, 900)}},
+		{"biassc256", map[string]int64{"B": 2, "S": 1, "T": r(3000, 5000)}},
+		{"alibif1664", map[string]int64{"B": 3, "S": 1, "T": r(1500, 3000)}},
+		{"bias128", map[string]int64{"B": 2, "S": r(129, 400), "T": r(1, 300)}},
+		{"biassc256", map[string]int64{"B": 1, "S": r(200, 400), "T": r(1, 200)}},
+		{"alibif1664", map[string]int64{"B": 1, "S": r(1100, 1500), "T": r(1, 300)}},
+	}
+}
+
 // Cases are the suite's cases, drawn from seed: for every embedded spec,
 // shrunk, a decode step over a one-token cache (T=1), a decode step over a
 // long cache (T in 1500..3000), a prefill of an odd number of tokens (B·S >
@@ -264,8 +300,10 @@ func prefillCases(r func(lo, hi int64) int64) []decCase {
 // at the first three; the decode attention layers at decode and at
 // prefill (prefillCases); and the full-size Llama-3-8B layer at a decode step
 // of two rows (tensor-core GEMV) and of one (narrow GEMV tiles, K unsplit)
-// and a short prefill (GEMM). Paged and ragged caches get a random
-// length per sequence (interp.RandomInputs), so batches are ragged.
+// and a short prefill (GEMM); last the score-bias attention layers
+// (testlayers.BiasLayers at the first three kinds, biasCases). Paged and
+// ragged caches get a random length per sequence (interp.RandomInputs), so
+// batches are ragged.
 func Cases(seed int64) []Case {
 	rng := rand.New(rand.NewPCG(uint64(seed), 0xc0ffee))
 	r := func(lo, hi int64) int64 { return lo + rng.Int64N(hi-lo+1) }
@@ -347,5 +385,22 @@ func Cases(seed int64) []Case {
 	add(specs.Default, true, "full-size decode (GEMV)", map[string]int64{"B": 2, "S": 1, "T": r(4000, 4200)}, full)
 	add(specs.Default, true, "full-size one-row decode (narrow GEMV tiles)", map[string]int64{"B": 1, "S": 1, "T": r(4000, 4200)}, full)
 	add(specs.Default, true, "full-size prefill (GEMM)", map[string]int64{"B": 1, "S": odd(17, 25), "T": r(10, 40)}, full)
+	// Last, so that the draws of the cases above stay as they were.
+	for _, l := range testlayers.BiasLayers {
+		g, err := testlayers.AttnLayer(l.Name)
+		if err != nil {
+			panic(err)
+		}
+		for _, k := range kinds[:3] {
+			add("attn_"+l.Name, false, k.what, k.dims(), g)
+		}
+	}
+	for _, dc := range biasCases(r) {
+		g, err := DecLayer(dc.variant)
+		if err != nil {
+			panic(err)
+		}
+		add("dec_"+dc.variant, false, "score bias", dc.dims, g)
+	}
 	return out
 }

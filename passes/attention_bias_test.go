@@ -26,8 +26,8 @@ func attentionCost(t *testing.T, p *plan.Plan, dims map[string]int64) plan.Cost 
 	return plan.Cost{}
 }
 
-// TestAttentionBiasBytes checks the bias traffic of biased attention
-// kernels against counts made by hand: beside the same kernel without the
+// TestAttentionBiasBytes checks that the log says the bias was taken and
+// the bias traffic of biased attention kernels against counts made by hand: beside the same kernel without the
 // bias, HBM reads each distinct bias element some query sees once and L2
 // serves the other reads, one a visible score (4 query heads over 2 kv
 // heads of the forms' layer; T+S keys, query i at T+i under the causal
@@ -60,7 +60,11 @@ func TestAttentionBiasBytes(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			c.form.name = c.name
-			biased := attentionCost(t, fusedPlan(t, formGraph(t, c.form), c.dims), c.dims)
+			st := fusedState(t, formGraph(t, c.form), c.dims)
+			if want := "which varies along the keys: the attention kernel adds it to each score"; !logHas(st, want) {
+				t.Errorf("the log does not say %q:\n%s", want, logText(st))
+			}
+			biased := attentionCost(t, st.Plan, c.dims)
 			plain := attentionCost(t, fusedPlan(t, formGraph(t, attentionForm{name: "plain", body: c.plain}), c.dims), c.dims)
 			if hbm, l2 := biased.BytesRead-plain.BytesRead, biased.L2Bytes-plain.L2Bytes; hbm != c.hbm || l2 != c.l2 {
 				t.Errorf("the bias reads %d bytes from HBM and %d from L2, want %d and %d", hbm, l2, c.hbm, c.l2)
