@@ -22,7 +22,8 @@ const PermutedStoreMaxDh = 128
 // compute attention node n, and why not: 16-bit queries, keys and values
 // of one dtype, a constant head dim up to FlashMaxDh, query heads a
 // constant multiple of the kv heads, keys and values ragged along their
-// token axis only; a score bias of any float dtype, dense. The launch pass
+// token axis only, each key a row (not stored transposed: the CUDA-core
+// kernel reads those); a score bias of any float dtype, dense. The launch pass
 // asks it before choosing a variant, so that a kernel codegen cannot write
 // is never planned and the CUDA-core fallback is a recorded decision;
 // codegen/cuda refuses by the same rule.
@@ -39,6 +40,9 @@ func FlashAttention(n *ir.Node) error {
 	}
 	if len(n.Args) != want {
 		return fmt.Errorf("%d arguments, want %d", len(n.Args), want)
+	}
+	if n.Attr.Attn.KeysT {
+		return fmt.Errorf("keys stored transposed, [B, G, Dh, T]: the tensor-core kernels stage keys as rows of Dh elements")
 	}
 	q := n.Args[0]
 	qs := q.Type.Shape

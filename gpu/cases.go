@@ -131,6 +131,21 @@ K, V = append(kv, k, v)
 o = softmax({{score}}, axis=-1) @ Vs
 `
 
+// keysTLayer is a bf16 (or f16) attention layer over keys stored
+// transposed: q as an input, the keys kt [B, G, Dh, T] and values vm
+// [B, G, T, Dh] as states no append writes (cross-attention over an
+// encoder's keys, written q @ kt).
+const keysTLayer = `
+layer dec_{{name}}
+dim B, S, T
+const H = 8, G = 2, Dh = {{dh}}
+input  q  : {{dt}}[B, H, S, Dh]
+state  kt : {{dt}}[B, G, Dh, T]
+state  vm : {{dt}}[B, G, T, Dh]
+output o  : {{dt}}[B, H, S, Dh]
+o = softmax({{score}}, axis=-1) @ vm
+`
+
 // decPages are the page sizes the paged decode layers take.
 var decPages = []int{1, 2, 4, 8, 16, 32, 64, 128}
 
@@ -142,11 +157,20 @@ var decPages = []int{1, 2, 4, 8, 16, 32, 64, 128}
 // and query, shared by the heads), biassc<dh> (one a head and query,
 // shared by the sequences, inside softcap) and alibif16<dh> (f16
 // throughout, one a head shared by the sequences and queries, under the
-// window).
+// window); and over keys stored transposed (keysTLayer): keyst<dh> (bf16,
+// no mask) and keystf16<dh> (f16, causal).
 func DecLayer(variant string) (*ir.Graph, error) {
 	subs := map[string]string{"name": variant, "dt": "bf16", "dims": "", "inputs": "", "prefix": "", "layout": "", "keys": "Ks = K\nVs = V", "score": "causal(q @ transpose(Ks) / sqrt(Dh))"}
 	var dh string
+	src := decLayer
 	switch {
+	case strings.HasPrefix(variant, "keystf16"):
+		dh, src = strings.TrimPrefix(variant, "keystf16"), keysTLayer
+		subs["dt"], subs["score"] = "f16", "causal(q @ kt / sqrt(Dh))"
+	case strings.HasPrefix(variant, "keyst"):
+		dh, src = strings.TrimPrefix(variant, "keyst"), keysTLayer
+		subs["score"] = "q @ kt / sqrt(Dh)"
+
 	case strings.HasPrefix(variant, "paged"):
 		page := strings.TrimPrefix(variant, "paged")
 		dh = "128"
@@ -197,7 +221,6 @@ func DecLayer(variant string) (*ir.Graph, error) {
 		return nil, fmt.Errorf("no decode attention layer %q", variant)
 	}
 	subs["dh"] = dh
-	src := decLayer
 	for k, v := range subs {
 		src = strings.ReplaceAll(src, "{{"+k+"}}", v)
 	}
@@ -301,7 +324,8 @@ func biasCases(r func(lo, hi int64) int64) []decCase {
 // prefill (prefillCases); and the full-size Llama-3-8B layer at a decode step
 // of two rows (tensor-core GEMV) and of one (narrow GEMV tiles, K unsplit)
 // and a short prefill (GEMM); last the score-bias attention layers
-// (testlayers.BiasLayers at the first three kinds, biasCases). Paged and
+// (testlayers.BiasLayers at the first three kinds, biasCases), and the
+// layers over keys stored transposed (keysTCases). Paged and
 // ragged caches get a random length per sequence (interp.RandomInputs), so
 // batches are ragged.
 func Cases(seed int64) []Case {
@@ -402,5 +426,29 @@ func Cases(seed int64) []Case {
 		}
 		add("dec_"+dc.variant, false, "score bias", dc.dims, g)
 	}
+	for _, dc := range keysTCases(r) {
+		g, err := DecLayer(dc.variant)
+		if err != nil {
+			panic(err)
+		}
+		add("dec_"+dc.variant, false, "keys stored transposed", dc.dims, g)
+	}
 	return out
+}
+
+// keysTCases are the attention layers over keys stored transposed
+// (DecLayer's keyst and keystf16; the CUDA-core kernel, which reads a key
+// as a column): decode (S = 1, and S = 3 over a group of query heads) and
+// prefill, at odd sizes, bf16 and f16, head dims 64, 128 and 256; the
+// causal ones have at least as many keys as queries.
+func keysTCases(r func(lo, hi int64) int64) []decCase {
+	type dc = decCase
+	return []dc{
+		{"keyst128", map[string]int64{"B": 3, "S": 1, "T": r(100, 900)}},
+		{"keystf1664", map[string]int64{"B": 2, "S": 3, "T": r(1500, 3000)}},
+		{"keyst256", map[string]int64{"B": 2, "S": 1, "T": r(3000, 5000)}},
+		{"keyst128", map[string]int64{"B": 2, "S": r(129, 400), "T": r(1, 300)}},
+		{"keystf16128", map[string]int64{"B": 1, "S": r(129, 400), "T": r(401, 700)}},
+		{"keyst64", map[string]int64{"B": 1, "S": r(200, 400), "T": r(1, 200)}},
+	}
 }

@@ -16,7 +16,8 @@ import (
 // Tk_eff - S + i; Causal masks keys after it, a non-zero Window masks keys
 // Window or more positions before it), then softmax over the existing keys
 // and the weighted sum of the values. A cascade node's keys are the shared
-// prefix Kp, Vp [1, G, L, Dh] followed by K, V. Keys past a ragged K's or
+// prefix Kp, Vp [1, G, L, Dh] followed by K, V. Keys stored transposed
+// (KeysT, K [B, G, Dh, T]) are read as their transpose. Keys past a ragged K's or
 // V's length do not exist; a query with every key masked gives 0.
 func (m *machine) attention(n *ir.Node, args []*Tensor, out []int) (*Tensor, error) {
 	at := n.Attr.Attn
@@ -57,6 +58,9 @@ func (m *machine) attention(n *ir.Node, args []*Tensor, out []int) (*Tensor, err
 	var srcs []source
 	for i := 1; i < len(args); i += 2 {
 		k, v := args[i], args[i+1]
+		if at.KeysT && len(k.Shape) == 4 {
+			k = transpose(k, []int{0, 1, 3, 2})
+		}
 		for _, t := range []*Tensor{k, v} {
 			if len(t.Shape) != 4 || t.Shape[3] != Dh || (t.Shape[0] != B && t.Shape[0] != 1) ||
 				t.Shape[1] < 1 || H%t.Shape[1] != 0 || !equalInts(t.Shape, k.Shape) {
@@ -152,4 +156,14 @@ func (m *machine) attention(n *ir.Node, args []*Tensor, out []int) (*Tensor, err
 		}
 	}
 	return res, nil
+}
+
+// keyRows is the shape of keys of shape sh in the key-major order
+// [B, G, T, Dh]: the last two axes swapped where they are stored
+// transposed.
+func keyRows(sh []int, keysT bool) []int {
+	if !keysT || len(sh) != 4 {
+		return sh
+	}
+	return []int{sh[0], sh[1], sh[3], sh[2]}
 }

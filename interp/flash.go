@@ -11,6 +11,9 @@ import (
 // h / (H/G).
 type FlashKV struct {
 	K, V *Tensor
+	// KeysT says K is stored transposed, [B, G, Dh, T] (V stays
+	// [B, G, T, Dh]): the dot products read a key as a column.
+	KeysT bool
 	// Lens[bk*G+g] is the number of keys that exist for sequence bk (of
 	// the source's batch) and kv head g: keys Lens[bk*G+g].. do not exist.
 	// nil means T everywhere.
@@ -94,6 +97,8 @@ type flashSrc struct {
 	k, v         []float64
 	bk, g, t, dh int
 	lens         []int
+	// keysT: k is [B, G, Dh, T] (FlashKV.KeysT).
+	keysT bool
 }
 
 // n returns the number of keys of sequence b, kv head g.
@@ -110,16 +115,38 @@ func (s *flashSrc) row(b, g, j int) int {
 	return ((min(b, s.bk-1)*s.g+g)*s.t + j) * s.dh
 }
 
+// dot is q · k_j for key j of sequence b, kv head g: along its row, or
+// down its column of keys stored transposed.
+func (s *flashSrc) dot(q []float64, b, g, j int) float64 {
+	d := 0.0
+	if s.keysT {
+		col := (min(b, s.bk-1)*s.g+g)*s.dh*s.t + j
+		for x := range s.dh {
+			d += q[x] * s.k[col+x*s.t]
+		}
+		return d
+	}
+	kr := s.k[s.row(b, g, j):][:s.dh]
+	for x := range s.dh {
+		d += q[x] * kr[x]
+	}
+	return d
+}
+
 func checkFlashKV(what string, kv *FlashKV, B, H, Dh int) (*flashSrc, error) {
 	k, v := kv.K, kv.V
 	if k == nil || v == nil {
 		return nil, fmt.Errorf("flash: %s keys or values missing", what)
 	}
-	if len(k.Shape) != 4 || !equalInts(k.Shape, v.Shape) || k.Shape[3] != Dh || (k.Shape[0] != B && k.Shape[0] != 1) ||
+	ks := k.Shape
+	if kv.KeysT && len(ks) == 4 {
+		ks = []int{ks[0], ks[1], ks[3], ks[2]}
+	}
+	if len(ks) != 4 || !equalInts(ks, v.Shape) || v.Shape[3] != Dh || (k.Shape[0] != B && k.Shape[0] != 1) ||
 		k.Shape[1] < 1 || H%k.Shape[1] != 0 || len(k.Data) != numElements(k.Shape) || len(v.Data) != numElements(v.Shape) {
 		return nil, fmt.Errorf("flash: %s keys %v and values %v for queries [%d %d _ %d]", what, k.Shape, v.Shape, B, H, Dh)
 	}
-	s := &flashSrc{k: k.Data, v: v.Data, bk: k.Shape[0], g: k.Shape[1], t: k.Shape[2], dh: Dh, lens: kv.Lens}
+	s := &flashSrc{k: k.Data, v: v.Data, bk: v.Shape[0], g: v.Shape[1], t: v.Shape[2], dh: Dh, lens: kv.Lens, keysT: kv.KeysT}
 	if s.lens != nil {
 		if len(s.lens) != s.bk*s.g {
 			return nil, fmt.Errorf("flash: %s has %d lengths, want %d (batch × kv heads)", what, len(s.lens), s.bk*s.g)
@@ -380,12 +407,7 @@ func (f *flash) tiles(rows []flashRow, s *flashSrc, b, g, lo, hi int, p *flashPa
 					sc[j-t0] = math.Inf(-1)
 					continue
 				}
-				kr := s.k[s.row(b, g, j):][:dh]
-				d := 0.0
-				for x := range dh {
-					d += r.q[x] * kr[x]
-				}
-				d *= f.cfg.Scale
+				d := s.dot(r.q, b, g, j) * f.cfg.Scale
 				if r.bias != nil {
 					d += f.cfg.BiasScale * r.bias[j]
 				}

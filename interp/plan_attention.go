@@ -52,8 +52,8 @@ func (kr *kernelRun) attention(n *ir.Node) error {
 	var srcs []FlashKV
 	for i := 1; i < len(args); i += 2 {
 		k, v := args[i], args[i+1]
-		kv := FlashKV{K: k, V: v}
-		if len(k.Shape) != 4 || !equalInts(k.Shape, v.Shape) {
+		kv := FlashKV{K: k, V: v, KeysT: at.KeysT}
+		if len(k.Shape) != 4 || !equalInts(keyRows(k.Shape, at.KeysT), v.Shape) {
 			return fmt.Errorf("%s: attention keys %v and values %v", n, k.Shape, v.Shape)
 		}
 		vk, err := m.validity(n.Args[i], k.Shape)
@@ -68,7 +68,7 @@ func (kr *kernelRun) attention(n *ir.Node) error {
 			return fmt.Errorf("%s: attention keys may be ragged only along their token axis", n)
 		}
 		if vk != nil || vv != nil {
-			Bk, G, T, Dh := k.Shape[0], k.Shape[1], k.Shape[2], k.Shape[3]
+			Bk, G, T, Dh := v.Shape[0], v.Shape[1], v.Shape[2], v.Shape[3]
 			kv.Lens = make([]int, Bk*G)
 			for b := range Bk {
 				for g := range G {

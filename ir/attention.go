@@ -49,6 +49,26 @@ func checkAttentionBias(bias *Value, qs Shape, keys Dim) *TypeError {
 	return nil
 }
 
+// KeyAxis is the token axis of the node's K arguments: 3 where the keys are
+// stored transposed ([B, G, Dh, T], KeysT), 2 otherwise ([B, G, T, Dh]).
+func (at *Attention) KeyAxis() int {
+	if at.KeysT {
+		return 3
+	}
+	return 2
+}
+
+// KeyRows returns K argument k of attention node n in the key-major order
+// [B, G, T, Dh]: its shape, with the last two axes swapped where the keys
+// are stored transposed.
+func (n *Node) KeyRows(k *Value) Shape {
+	sh := k.Type.Shape
+	if n.Attr.Attn == nil || !n.Attr.Attn.KeysT || len(sh) != 4 {
+		return sh
+	}
+	return Shape{sh[0], sh[1], sh[3], sh[2]}
+}
+
 // AttentionKeys returns the own keys K of attention node n: the K of its
 // last (K, V) pair.
 func (n *Node) AttentionKeys() *Value {

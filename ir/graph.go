@@ -139,6 +139,12 @@ type Attention struct {
 	// Cascade is set when the keys are a shared prefix followed by each
 	// sequence's own keys.
 	Cascade bool
+	// KeysT says the keys are stored transposed: the K argument is
+	// [B, G, Dh, T], a key a column (q @ kt with kt a state, an input or a
+	// view stored that way), read in that layout; V stays [B, G, T, Dh].
+	// The attention pass sets it only over dense keys: not with a cascade,
+	// nor over keys an append writes or a paged or ragged cache holds.
+	KeysT bool
 }
 
 // NewValue adds a value of type t defined by n, with the next ID.

@@ -592,10 +592,19 @@ func inferAttention(n *Node) ([]Result, *TypeError) {
 	if len(qs) != 4 {
 		return nil, typeErr("", "attention query must be [B, H, S, Dh], got %s", q.Type)
 	}
+	if cascade && n.Attr.Attn.KeysT {
+		return nil, typeErr("", "cascade attention takes no keys stored transposed")
+	}
 	kvs := n.AttentionKV()
-	for _, kv := range kvs {
+	for i, kv := range kvs {
 		ks := kv.Type.Shape
+		if i%2 == 0 {
+			ks = n.KeyRows(kv)
+		}
 		if len(ks) != 4 || !ks[3].Equal(qs[3]) || kv.Type.DType != q.Type.DType {
+			if i%2 == 0 && n.Attr.Attn.KeysT {
+				return nil, typeErr("", "attention keys stored transposed must be [B, G, %s, T] %s, got %s", qs[3], q.Type.DType, kv.Type)
+			}
 			return nil, typeErr("", "attention keys/values must be [B, G, T, %s] %s, got %s", qs[3], q.Type.DType, kv.Type)
 		}
 	}
@@ -603,7 +612,7 @@ func inferAttention(n *Node) ([]Result, *TypeError) {
 	for i := 0; i < len(kvs); i += 2 {
 		k, v := kvs[i], kvs[i+1]
 		prefix := cascade && i == 0
-		ks := k.Type.Shape
+		ks := n.KeyRows(k)
 		if !ks.Equal(v.Type.Shape) {
 			return nil, typeErr("", "attention keys %s and values %s differ in shape", ks, v.Type.Shape)
 		}

@@ -105,7 +105,7 @@ func (n *Node) attrString() string {
 }
 
 // String prints the variant: scale, then bias (its factor), causal,
-// window, softcap, cascade when present.
+// window, softcap, cascade, transposed keys when present.
 func (at *Attention) String() string {
 	s := fmt.Sprintf("scale=%.6g", at.Scale)
 	if at.Bias {
@@ -122,6 +122,9 @@ func (at *Attention) String() string {
 	}
 	if at.Cascade {
 		s += " cascade"
+	}
+	if at.KeysT {
+		s += " keys=transposed"
 	}
 	return s
 }

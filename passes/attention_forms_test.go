@@ -65,6 +65,8 @@ var attentionForms = []attentionForm{
 	{name: "keys_two_transposes", body: "a = softmax(causal(q @ transpose(transpose(K, [0, 2, 1, 3]), [0, 2, 3, 1]) / sqrt(Dh)), axis=-1) @ V", variant: scaled},
 	{name: "keys_identity_reshape", body: "a = softmax(causal(q @ transpose(reshape(K, [B, G, T + S, Dh])) / sqrt(Dh)), axis=-1) @ V", variant: scaled},
 	{name: "query_two_transposes", query: "q = transpose(transpose(rope(reshape(q0, [B, S, H, Dh]), pos), [0, 2, 3, 1]))", body: "a = softmax(causal(q @ transpose(K) / sqrt(Dh)), axis=-1) @ V", variant: scaled},
+	{name: "keys_stored_transposed", file: "keys_stored_transposed.fu", variant: "scale=0.353553 keys=transposed"},
+	{name: "keys_transposed_views", file: "keys_transposed_views.fu", variant: "scale=0.353553 bias=1 causal keys=transposed"},
 	{name: "softcap", body: "a = softmax(causal(softcap(q @ transpose(K) / sqrt(Dh), 2)), axis=-1) @ V", variant: "scale=0.353553 causal softcap=2"},
 
 	{name: "bias_per_key", decls: "input kb : f32[B, 1, S, T + S]", body: "a = softmax(causal(q @ transpose(K) / sqrt(Dh) + kb), axis=-1) @ V", variant: "scale=0.353553 bias=1 causal"},
@@ -82,7 +84,7 @@ var attentionForms = []attentionForm{
 		explain: "a second bias varying along the keys"},
 	{name: "refused_bias_in_softcap", body: "a = softmax(causal(softcap(q @ transpose(K) / sqrt(Dh) + 1, 2)), axis=-1) @ V",
 		explain: "shifts the scores inside softcap"},
-	{name: "refused_keys_stored_transposed", file: "keys_stored_transposed.fu", explain: "is keys stored transposed, [B, G, Dh, T]"},
+	{name: "refused_keys_transposed_cascade", file: "keys_transposed_cascade.fu", explain: "are a concat along the keys: a cascade's kernels read its keys as rows"},
 	{name: "refused_keys_other_layout", file: "keys_other_layout.fu", explain: "a copy the attention kernel does not make"},
 	{name: "refused_sum_of_other", body: "s = causal(q @ transpose(K) / sqrt(Dh))\na = (exp(s) / sum(exp(s - 1), axis=-1)) @ V",
 		explain: "not of the exponentials themselves: not a softmax"},

@@ -105,7 +105,7 @@ func attentionLaunch(s *State, k *plan.Kernel, eval func(ir.Dim) int64) *plan.La
 // (head dims past 128).
 func decodeLaunch(s *State, n *ir.Node, flash bool, eval func(ir.Dim) int64) *plan.Launch {
 	t := s.Target
-	q, kv := n.Args[0].Type.Shape, n.AttentionKeys().Type.Shape
+	q, kv := n.Args[0].Type.Shape, n.KeyRows(n.AttentionKeys())
 	b, h, sq, g, tk, dh := eval(q[0]), eval(q[1]), eval(q[2]), eval(kv[1]), eval(kv[2]), eval(q[3])
 	if n.Attr.Attn.Cascade {
 		tk += eval(n.Args[1].Type.Shape[2])

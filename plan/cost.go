@@ -182,7 +182,7 @@ func attentionExtra(n *ir.Node, l *Launch, dims map[string]int64) (partials, l2 
 		return 0, 0, err
 	}
 	b, h, sq, d := int64(sh[0]), int64(sh[1]), int64(sh[2]), int64(sh[3])
-	kv, err := n.AttentionKeys().Type.Shape.Eval(dims)
+	kv, err := n.KeyRows(n.AttentionKeys()).Eval(dims)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -288,7 +288,7 @@ func attentionFlops(n *ir.Node, dims map[string]int64) (int64, error) {
 	tk := int64(0)
 	kvs := n.AttentionKV()
 	for i := 0; i < len(kvs); i += 2 {
-		s, err := kvs[i].Type.Shape.Eval(dims)
+		s, err := n.KeyRows(kvs[i]).Eval(dims)
 		if err != nil {
 			return 0, err
 		}

@@ -94,7 +94,7 @@ func (k *kgen) attModel() (*attModel, error) {
 
 // srcLen is the number of keys source s has for sequence b.
 func (m *attModel) srcLen(s attSource, b ix) (ix, error) {
-	t := dimIx(s.k.Type.Shape[2])
+	t := dimIx(s.k.Type.Shape[m.at.KeyAxis()])
 	if s.prefix {
 		return t, nil
 	}
@@ -163,7 +163,11 @@ func (m *attModel) emitContext(w *writer) error {
 			if err != nil {
 				return err
 			}
-			off, err := k.offset(vw, []ix{bb, ixv("g"), ixv("t"), ixc(0)}, nil)
+			idx := []ix{bb, ixv("g"), ixv("t"), ixc(0)}
+			if c == 0 && m.at.KeysT {
+				idx = []ix{bb, ixv("g"), ixc(0), ixv("t")}
+			}
+			off, err := k.offset(vw, idx, nil)
 			if err != nil {
 				return err
 			}
@@ -176,6 +180,9 @@ func (m *attModel) emitContext(w *writer) error {
 		}
 	}
 	m.fn(w, "int krow(i64 b, i64 g, i64 t, const i64 (&n)[NSRC], i64& rk, i64& rv)", krow.String())
+	if err := m.emitKeysT(w); err != nil {
+		return err
+	}
 	kd := dsuf(m.kvDType)
 	w.line("// K and V: the element type, the alignment of an 8-element load, the")
 	w.line("// buffers of source src, loads of one or 8 elements as floats.")
@@ -224,6 +231,27 @@ func (m *attModel) emitContext(w *writer) error {
 	}
 	m.fn(w, "OT* out(i64 b, i64 h, i64 i, int d)", "return "+oa+";")
 	w.close("};")
+	return nil
+}
+
+// emitKeysT writes whether the keys are stored transposed, KTRANS (K
+// [B, G, Dh, T]: krow's rk is then the offset of a key's dim 0), and with
+// it kdo(d), the offset of dim d of a key from its dim 0.
+func (m *attModel) emitKeysT(w *writer) error {
+	w.line("// Whether K is stored transposed, a key a column of its buffer.")
+	w.line("static constexpr bool KTRANS = %t;", m.at.KeysT)
+	if !m.at.KeysT {
+		return nil
+	}
+	vw, err := m.k.viewOf(m.srcs[0].k)
+	if err != nil {
+		return err
+	}
+	if vw.cache != nil || len(m.srcs) != 1 {
+		return fmt.Errorf("attention kernel %s: keys stored transposed are one source of a strided view", m.k.pk.Name)
+	}
+	a := vw.axes[2]
+	m.fn(w, "i64 kdo(int d)", fmt.Sprintf("return %s;", ixSub(axisOffset(a, ixv("d")), axisOffset(a, ixc(0)))))
 	return nil
 }
 

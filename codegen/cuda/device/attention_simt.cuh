@@ -57,6 +57,9 @@
  *   rk, rv)             counts) of kv head g, returned, and the element
  *                       offsets of its K and V rows in that source's
  *                       buffers kbuf(src), vbuf(src);
+ *   KTRANS, kdo(d)      whether K is stored transposed ([B, G, Dh, T]: rk
+ *                       is then the offset of the key's dim 0, and kdo(d)
+ *                       that of its dim d from there);
  *   KT, KVEC            the K and V element type, and the alignment in
  *                       bytes of an 8-element vector load of it;
  *   ldkv, ldkv8         load one, or 8 contiguous, K or V elements as
@@ -113,7 +116,20 @@ FZ_DEV bool fz_att_simt_masked(const C& c, i64 tk, i64 i, i64 j) {
 template <class C, int KS>
 FZ_DEV void fz_att_simt_tile(const C& c, const i64* srk, const i64* srv, const int* ssrc, float* sk, float* sv) {
   constexpr int DH = C::DH;
-  if constexpr (DH % 8 == 0) {
+  if constexpr (C::KTRANS) {
+    // Keys stored transposed: consecutive threads read consecutive keys of
+    // one dim (srk the offsets of the keys' dim 0), then the value rows.
+    for (int e = threadIdx.x; e < C::BC * DH; e += blockDim.x) {
+      const int col = e % C::BC, d = e / C::BC;
+      const i64 rk = srk[col];
+      sk[col * KS + d] = rk >= 0 ? C::ldkv(c.kbuf(ssrc[col]) + rk + c.kdo(d)) : 0.f;
+    }
+    for (int e = threadIdx.x; e < C::BC * DH; e += blockDim.x) {
+      const int col = e / DH, d = e % DH;
+      const i64 rv = srv[col];
+      sv[col * KS + d] = rv >= 0 ? C::ldkv(c.vbuf(ssrc[col]) + rv + d) : 0.f;
+    }
+  } else if constexpr (DH % 8 == 0) {
     for (int e = threadIdx.x; e < C::BC * DH / 8; e += blockDim.x) {
       const int col = e / (DH / 8), d = (e % (DH / 8)) * 8;
       const i64 rk = srk[col], rv = srv[col]; const int src = ssrc[col];
