@@ -202,8 +202,8 @@ func (b *builder) declareTensor(t *parser.TensorDecl) bool {
 		return false
 	}
 	op := map[string]ir.Op{"input": ir.OpInput, "param": ir.OpParam, "state": ir.OpState}[t.Kind]
-	if t.Layout != nil && op != ir.OpState {
-		b.errorf(t.Layout.Pos, "", "only a state can have a layout")
+	if t.Layout != nil && op != ir.OpState && (op != ir.OpInput || t.Layout.Name != "packed") {
+		b.errorf(t.Layout.Pos, "an input's tokens may be packed: @ packed(indptr=qo_indptr)", "only a state can have a layout, and only an input a packed one")
 	}
 	n := b.node(op, pos(t.Pos))
 	v := b.g.NewValue(n, typ)
@@ -219,7 +219,7 @@ func (b *builder) declareTensor(t *parser.TensorDecl) bool {
 	bd := &binding{name: t.Name, kind: t.Kind, pos: pos(t.Pos), val: v}
 	b.scope[t.Name] = bd
 	b.order = append(b.order, bd)
-	return op == ir.OpState
+	return op == ir.OpState || op == ir.OpInput
 }
 
 // typeOf checks a declared type.
@@ -275,7 +275,7 @@ func (b *builder) apply(op ir.Op, p lexer.Position, attr ir.Attr, args ...*ir.Va
 	b.g.Nodes = append(b.g.Nodes, n)
 	for _, r := range res {
 		v := b.g.NewValue(n, r.Type)
-		v.Ragged = r.Ragged
+		v.Ragged, v.Packed = r.Ragged, r.Packed
 	}
 	return n.Outs
 }

@@ -491,5 +491,10 @@ func buildAppend(b *builder, c *call) ([]operand, bool) {
 		// state holds S fewer.
 		kv.Ragged = &ir.Ragged{Axis: r.Axis, Batch: r.Batch, Lens: r.Lens, Extra: r.Extra.Sub(k.Type.Shape[2])}
 	}
+	if r := kv.Ragged; r != nil && k.Packed != nil && r.Less == nil {
+		// Each sequence appends its own packed tokens: before the append
+		// the state holds that many fewer.
+		kv.Ragged = &ir.Ragged{Axis: r.Axis, Batch: r.Batch, Lens: r.Lens, Extra: r.Extra, Less: k.Packed.Indptr}
+	}
 	return multiple(b.apply(ir.OpAppend, c.Pos, ir.Attr{}, kv, k, v))
 }

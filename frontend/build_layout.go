@@ -12,6 +12,7 @@ var layoutArgs = map[string][]string{
 	"contiguous": nil,
 	"paged":      {"page", "pages", "indptr", "indices", "last"},
 	"ragged":     {"indptr"},
+	"packed":     {"indptr"},
 }
 
 // layout resolves a state's layout annotation. Paged and ragged caches get a
@@ -39,6 +40,14 @@ func (b *builder) layout(t *parser.TensorDecl) {
 		}
 	}
 	state := b.scope[t.Name].val
+	if l.Name == "packed" {
+		b.packed(t, state, args["indptr"])
+		return
+	}
+	if state.Def.Op != ir.OpState {
+		b.errorf(l.Pos, "an input's tokens may be packed: @ packed(indptr=qo_indptr)", "only a state can have layout %s", l.Name)
+		return
+	}
 	if s := state.Type.Shape; l.Name != "contiguous" && (len(s) != 5 || !s[0].Equal(ir.Const(2))) {
 		b.errorf(l.Pos, "a paged or ragged KV cache is declared with its logical shape [2, B, G, T, Dh]: K and V, batch, kv heads, tokens, head dim", "layout %s needs a state of shape [2, B, G, T, Dh], %s is %s", l.Name, t.Name, state.Type.Shape)
 		return
@@ -103,4 +112,26 @@ func (b *builder) layoutInput(a *parser.Arg) *ir.Value {
 	}
 	bd.used = true
 	return bd.val
+}
+
+// packed resolves an input's packed layout: its first axis holds the tokens
+// of the sequences of indptr back to back.
+func (b *builder) packed(t *parser.TensorDecl, in *ir.Value, arg *parser.Arg) {
+	if in.Def.Op != ir.OpInput {
+		b.errorf(t.Layout.Pos, "declare the packed tokens as an input", "only an input can be packed, %s is a %s", t.Name, in.Def.Op)
+		return
+	}
+	indptr := b.layoutInput(arg)
+	if indptr == nil {
+		return
+	}
+	if indptr == in {
+		b.errorf(arg.Pos, "declare the indptr as an input of its own: input qo_indptr : i32[B + 1]", "%s cannot be its own indptr", t.Name)
+		return
+	}
+	if len(in.Type.Shape) == 0 {
+		b.errorf(t.Layout.Pos, "the first axis holds the tokens: x : bf16[N, D] @ packed(indptr=qo_indptr)", "a packed input needs a token axis, %s is %s", t.Name, in.Type)
+		return
+	}
+	in.Packed = &ir.Packed{Axis: 0, Indptr: indptr}
 }

@@ -72,6 +72,9 @@ type Result struct {
 // (lengths below S or cached tokens above T included), unbound dims,
 // out-of-range gather ids and other runtime errors as errors.
 func Run(g *ir.Graph, dims map[string]int64, inputs map[string]*Tensor, opt Options) (res *Result, err error) {
+	if err := ir.RefusePacked(g, "evaluated"); err != nil {
+		return nil, err
+	}
 	m := &machine{
 		g: g, dims: dims, opt: opt,
 		vals:   map[*ir.Value]*Tensor{},

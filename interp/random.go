@@ -50,6 +50,9 @@ type RandomOptions struct {
 
 // RandomInputsWith is RandomInputs with options.
 func RandomInputsWith(g *ir.Graph, dims map[string]int64, seed int64, opt RandomOptions) (map[string]*Tensor, error) {
+	if err := ir.RefusePacked(g, "evaluated"); err != nil {
+		return nil, err
+	}
 	full, _, err := DeriveDims(g, dims)
 	if err != nil {
 		return nil, err

@@ -41,7 +41,13 @@ func (g *Graph) Clone() *Graph {
 			if r := o.Ragged; r != nil {
 				cr := *r
 				cr.Lens = mapVal(r.Lens)
+				if r.Less != nil {
+					cr.Less = mapVal(r.Less)
+				}
 				vals[o].Ragged = &cr
+			}
+			if p := o.Packed; p != nil {
+				vals[o].Packed = &Packed{Axis: p.Axis, Indptr: mapVal(p.Indptr)}
 			}
 		}
 	}

@@ -27,6 +27,9 @@ type Value struct {
 	// Ragged is set when one axis has a per-sequence length (paged or ragged
 	// KV caches): positions past a sequence's length do not exist.
 	Ragged *Ragged
+	// Packed is set when one axis holds the tokens of several sequences
+	// back to back (packed variable-length queries).
+	Packed *Packed
 }
 
 // Type is a tensor type.
@@ -54,10 +57,15 @@ func (t Type) Bytes() (Dim, error) {
 // Ragged marks an axis whose valid length differs per sequence: along Axis,
 // position j of sequence b (the index on axis Batch, or sequence 0 when Batch
 // is -1) exists iff j < Lens[b] + Extra, where Lens is an i32[B] value.
+// When Batch is the value's packed axis, b is the sequence of the token at
+// that index. Less, when set, is the indptr of packed tokens appended in
+// the step: sequence b then has Less[b+1] - Less[b] positions fewer (a
+// cache before the append of packed tokens).
 type Ragged struct {
 	Axis, Batch int
 	Lens        *Value
 	Extra       Dim
+	Less        *Value
 }
 
 // Layout is the storage of a state tensor.

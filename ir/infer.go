@@ -20,11 +20,31 @@ func typeErr(hint, format string, args ...any) *TypeError {
 type Result struct {
 	Type   Type
 	Ragged *Ragged
+	Packed *Packed
 }
 
 // Infer computes the output types of a node from its op, args and attrs. The
 // builder uses it to type new nodes and Verify to re-check every node.
 func Infer(n *Node) ([]Result, *TypeError) {
+	switch n.Op {
+	case OpRope, OpMatmul, OpAppend:
+		return inferTypes(n) // they pair packed tokens themselves
+	}
+	res, err := inferTypes(n)
+	if err != nil {
+		return nil, err
+	}
+	p, err := packedOf(n, res)
+	if err != nil {
+		return nil, err
+	}
+	for i := range res {
+		res[i].Packed = p
+	}
+	return res, nil
+}
+
+func inferTypes(n *Node) ([]Result, *TypeError) {
 	info := n.Op.Info()
 	for _, a := range n.Args {
 		if a.Type.DType == I32 && !acceptsI32(n.Op) {
@@ -153,7 +173,7 @@ func checkNotBatch(op string, axis int, a *Value) *TypeError {
 // positions: the same axes and the same lengths (one lens value, or two
 // seqlens nodes over the same layout inputs) plus the same extra.
 func sameRagged(a, b *Ragged) bool {
-	return a.Axis == b.Axis && a.Batch == b.Batch && a.Extra.Equal(b.Extra) && sameLens(a.Lens, b.Lens)
+	return a.Axis == b.Axis && a.Batch == b.Batch && a.Extra.Equal(b.Extra) && sameLens(a.Lens, b.Lens) && a.Less == b.Less
 }
 
 func sameLens(a, b *Value) bool {
@@ -186,6 +206,9 @@ func raggedString(r *Ragged) string {
 	s := fmt.Sprintf("axis %d, lengths %s", r.Axis, lens)
 	if !r.Extra.IsZero() {
 		s += " + " + r.Extra.String()
+	}
+	if r.Less != nil {
+		s += " - the tokens packed by " + r.Less.Ref()
 	}
 	return s
 }
@@ -280,6 +303,9 @@ func inferSeqLens(n *Node) ([]Result, *TypeError) {
 
 func inferRope(n *Node) ([]Result, *TypeError) {
 	x, pos := n.Args[0], n.Args[1]
+	if x.Packed != nil || pos.Packed != nil {
+		return inferPackedRope(x, pos)
+	}
 	s := x.Type.Shape
 	if len(s) != 4 {
 		return nil, typeErr("reshape to [B, S, heads, head_dim] first", "rope needs x of rank 4 [B, S, H, Dh], got %s", x.Type)
@@ -449,6 +475,9 @@ func inferGather(n *Node) ([]Result, *TypeError) {
 
 func inferMatmul(n *Node) ([]Result, *TypeError) {
 	a, b := n.Args[0], n.Args[1]
+	if a.Packed != nil || b.Packed != nil {
+		return inferPackedMatmul(n)
+	}
 	if err := sameDType("matmul", a, b); err != nil {
 		return nil, err
 	}
@@ -545,6 +574,9 @@ func inferAppend(n *Node) ([]Result, *TypeError) {
 	if len(s) != 5 || !isTwo(s[0]) {
 		return nil, typeErr("a KV cache is declared [2, B, G, T, Dh]", "append needs a cache of shape [2, B, G, T, Dh], got %s", kv.Type.Shape)
 	}
+	if k.Packed != nil || v.Packed != nil {
+		return inferPackedAppend(kv, k, v)
+	}
 	for _, x := range []*Value{k, v} {
 		if err := sameDType("append", kv, x); err != nil {
 			return nil, err
@@ -567,7 +599,7 @@ func inferAppend(n *Node) ([]Result, *TypeError) {
 		r = &Ragged{Axis: 2, Batch: 0, Lens: kv.Ragged.Lens, Extra: kv.Ragged.Extra.Add(k.Type.Shape[2])}
 	}
 	t := Type{DType: kv.Type.DType, Shape: shape}
-	return []Result{{t, r}, {t, r}}, nil
+	return []Result{{Type: t, Ragged: r}, {Type: t, Ragged: r}}, nil
 }
 
 func isTwo(d Dim) bool {

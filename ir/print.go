@@ -42,7 +42,13 @@ func (n *Node) String() string {
 			} else if e != "0" {
 				outs[i] += " + " + e
 			}
+			if r.Less != nil {
+				outs[i] += " - packed " + r.Less.Ref()
+			}
 			outs[i] += ")"
+		}
+		if p := o.Packed; p != nil {
+			outs[i] += fmt.Sprintf(" packed(axis=%d, indptr=%s)", p.Axis, p.Indptr.Ref())
 		}
 	}
 	args := make([]string, len(n.Args))

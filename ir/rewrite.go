@@ -14,7 +14,7 @@ func (g *Graph) NewNode(op Op, attr Attr, before *Node, args ...*Value) (*Node, 
 	}
 	for _, r := range res {
 		v := g.NewValue(n, r.Type)
-		v.Ragged = r.Ragged
+		v.Ragged, v.Packed = r.Ragged, r.Packed
 	}
 	at := len(g.Nodes)
 	for i, m := range g.Nodes {

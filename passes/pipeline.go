@@ -218,6 +218,9 @@ func run(g *ir.Graph, passes []Pass, opt Options, apart, noPrologue map[string]s
 	if err := opt.Target.Verify(); err != nil {
 		return nil, err
 	}
+	if err := ir.RefusePacked(g, "planned"); err != nil {
+		return nil, err
+	}
 	s := &State{Graph: g.Clone(), Dims: opt.Dims, Target: opt.Target, DecodeSplitKeys: opt.DecodeSplitKeys, SIMTAttention: opt.SIMTAttention, gemmWGMMA: opt.GemmWGMMA, gemvTiles: opt.GemvTiles, gemvCols: opt.GemvCols, kernelOf: map[*ir.Node]*plan.Kernel{}, apart: apart, noPrologue: noPrologue}
 	for _, p := range passes {
 		if p.Bound && s.Dims == nil {
