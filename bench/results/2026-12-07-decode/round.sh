@@ -16,10 +16,11 @@
 #             decode attention at head dims 64, 128 and 256 (SAN);
 #   specs/    new's fused Mistral, Gemma-2 and Qwen decode steps at B1
 #             T4096 (#17: at most 1.25x their floors);
-#   timeline/ new's steps kernel by kernel in one graph replay;
+#   timeline/ new's steps (Llama B1 and B16, GPT-2 B1) kernel by kernel in
+#             one graph replay;
 #   dram/     ncu's DRAM bytes alone (one pass) of new's four B1 GEMVs.
-# In that order: ab round 1, runtime, suite (SUITE_TIMEOUT seconds, 240
-# unless set), timeline, specs, dram, ab round 2; OUT/summary.txt grows
+# In that order: ab round 1, timeline, runtime, suite (SUITE_TIMEOUT
+# seconds, 240 unless set), specs, dram, ab round 2; OUT/summary.txt grows
 # after every step. A step that would start BUDGET seconds (540 unless
 # set) after the first is skipped, with a line in the summary, so that
 # the call returns inside the device's 600 s.
@@ -60,6 +61,10 @@ ab() {
 	done
 }
 ab 1
+step timeline.llama "$out/timeline/llama.txt" 60 "$h/fuser" bench llama3_8b -dims B=1,S=1,T=4096 -dims B=16,S=1,T=4096 \
+	-kernels "$h/kernels" -reps 30 -unfused=false -timeline
+step timeline.gpt2 "$out/timeline/gpt2.txt" 30 "$h/fuser" bench gpt2 -dims B=1,S=1,T=1024 \
+	-kernels "$h/kernels" -reps 100 -unfused=false -timeline
 step runtime "$out/runtime/runtime_test.log" 60 "$h/runtime.test" -test.v
 grep -E '^(--- |ok|PASS|FAIL)' "$out/runtime/runtime_test.log" >>"$sum"
 step suite "$out/suite/suite.log" "${SUITE_TIMEOUT:-240}" "$h/gpu.test" -test.v -test.run '^TestSuite$' -test.timeout 10m \
@@ -72,10 +77,6 @@ for tool in memcheck racecheck; do
 		"$h/gpu.test" -test.v -test.run '^TestSuite$' -kernels "$h/kernels" -cases "$SAN"
 	grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|Error|Hazard' "$out/suite/$tool.log" | tail -5 >>"$sum"
 done
-step timeline.llama "$out/timeline/llama.txt" 40 "$h/fuser" bench llama3_8b -dims B=1,S=1,T=4096 \
-	-kernels "$h/kernels" -reps 30 -unfused=false -timeline
-step timeline.gpt2 "$out/timeline/gpt2.txt" 30 "$h/fuser" bench gpt2 -dims B=1,S=1,T=1024 \
-	-kernels "$h/kernels" -reps 100 -unfused=false -timeline
 for spec in mistral_swa gemma2 qwen_bias; do
 	step "spec.$spec" "$out/specs/$spec.txt" 45 "$h/fuser" bench "$spec" -dims B=1,S=1,T=4096 \
 		-kernels "$h/kernels" -reps 30 -unfused=false
