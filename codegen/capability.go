@@ -22,8 +22,9 @@ const PermutedStoreMaxDh = 128
 // compute attention node n, and why not: 16-bit queries, keys and values
 // of one dtype, a constant head dim up to FlashMaxDh, query heads a
 // constant multiple of the kv heads, keys and values ragged along their
-// token axis only, each key a row (not stored transposed: the CUDA-core
-// kernel reads those); a score bias of any float dtype, dense. The launch pass
+// token axis only, each key a row or stored transposed ([B, G, Dh, T]:
+// the decode and the mma.sync prefill read those, the wgmma prefill does
+// not: WGMMAPrefill); a score bias of any float dtype, dense. The launch pass
 // asks it before choosing a variant, so that a kernel codegen cannot write
 // is never planned and the CUDA-core fallback is a recorded decision;
 // codegen/cuda refuses by the same rule.
@@ -41,9 +42,6 @@ func FlashAttention(n *ir.Node) error {
 	if len(n.Args) != want {
 		return fmt.Errorf("%d arguments, want %d", len(n.Args), want)
 	}
-	if n.Attr.Attn.KeysT {
-		return fmt.Errorf("keys stored transposed, [B, G, Dh, T]: the tensor-core kernels stage keys as rows of Dh elements")
-	}
 	q := n.Args[0]
 	qs := q.Type.Shape
 	if len(qs) != 4 {
@@ -52,7 +50,7 @@ func FlashAttention(n *ir.Node) error {
 	if dh, ok := qs[3].Value(); !ok || dh < 1 || dh > FlashMaxDh {
 		return fmt.Errorf("head dim %v: want a constant from 1 to %d", qs[3], FlashMaxDh)
 	}
-	own := n.AttentionKeys().Type.Shape
+	own := n.KeyRows(n.AttentionKeys())
 	if len(own) != 4 {
 		return fmt.Errorf("keys of shape %v: want [B, G, T, Dh]", own)
 	}
@@ -64,8 +62,11 @@ func FlashAttention(n *ir.Node) error {
 	if dt != ir.BF16 && dt != ir.F16 {
 		return fmt.Errorf("queries of dtype %s: the tensor-core kernels take bf16 or f16", dt)
 	}
-	for _, v := range n.AttentionKV() {
+	for i, v := range n.AttentionKV() {
 		vs := v.Type.Shape
+		if i%2 == 0 {
+			vs = n.KeyRows(v)
+		}
 		if v.Type.DType != dt {
 			return fmt.Errorf("%s has dtype %s, the queries %s", v.Ref(), v.Type.DType, dt)
 		}
@@ -78,6 +79,17 @@ func FlashAttention(n *ir.Node) error {
 	}
 	if b := n.AttentionBias(); b != nil && b.Ragged != nil {
 		return fmt.Errorf("the bias %s has per-sequence lengths", b.Ref())
+	}
+	return nil
+}
+
+// WGMMAPrefill reports whether the wgmma prefill (codegen/cuda's
+// fz_att_prefill_wg) can compute attention node n, which FlashAttention
+// takes, and why not: its tensor maps and shared layouts take keys as
+// rows, not stored transposed (the mma.sync prefill reads those).
+func WGMMAPrefill(n *ir.Node) error {
+	if n.Attr.Attn.KeysT {
+		return fmt.Errorf("keys stored transposed, [B, G, Dh, T]: its tensor maps stage keys as rows of Dh elements")
 	}
 	return nil
 }

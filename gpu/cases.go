@@ -437,8 +437,9 @@ func Cases(seed int64) []Case {
 }
 
 // keysTCases are the attention layers over keys stored transposed
-// (DecLayer's keyst and keystf16; the CUDA-core kernel, which reads a key
-// as a column): decode (S = 1, and S = 3 over a group of query heads) and
+// (DecLayer's keyst and keystf16; the tensor-core decode and mma.sync
+// prefill, which stage a tile of keys as stored, Dh rows of keys): decode
+// (S = 1, and S = 3 over a group of query heads) and
 // prefill, at odd sizes, bf16 and f16, head dims 64, 128 and 256; the
 // causal ones have at least as many keys as queries.
 func keysTCases(r func(lo, hi int64) int64) []decCase {

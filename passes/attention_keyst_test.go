@@ -30,9 +30,10 @@ o = softmax(causal(`+read+` / sqrt(Dh)), axis=-1) @ vm
 
 // TestKeysStoredTransposed checks attention over keys stored transposed:
 // the plan's one attention kernel reads them transposed and --explain says
-// so; at bf16 the launch pass routes it to the CUDA-core kernel and says
-// why; and the cost model counts the bytes of the row form read by the
-// same kernel (f32, where both run on CUDA cores), at decode and prefill.
+// so; at bf16 it runs on tensor cores, a prefill on mma.sync where the
+// row form takes wgmma (the launch pass routes it and says why); and the
+// cost model counts the bytes of the row form read by the same kernel
+// (f32, where both run on CUDA cores), at decode and prefill.
 func TestKeysStoredTransposed(t *testing.T) {
 	for _, dims := range []map[string]int64{{"B": 3, "S": 1, "T": 777}, {"B": 2, "S": 131, "T": 45}} {
 		t.Run(fmt.Sprintf("S=%d", dims["S"]), func(t *testing.T) {
@@ -41,13 +42,24 @@ func TestKeysStoredTransposed(t *testing.T) {
 				t.Fatal(err)
 			}
 			st := fusedState(t, g, dims)
-			for _, want := range []string{"the kernel reads the keys transposed", "keys stored transposed, [B, G, Dh, T]: the tensor-core kernels stage keys as rows of Dh elements; the CUDA-core kernel runs it"} {
-				if !logHas(st, want) {
-					t.Errorf("the log does not say %q:\n%s", want, logText(st))
-				}
+			prefill := dims["S"] > 1
+			wg := "keys stored transposed, [B, G, Dh, T]: its tensor maps stage keys as rows of Dh elements; the mma.sync prefill runs it"
+			if !logHas(st, "the kernel reads the keys transposed") || logHas(st, wg) != prefill || logHas(st, "the CUDA-core kernel runs it") {
+				t.Errorf("the log does not say the keys are read transposed, on tensor cores (the prefill on mma.sync: %t):\n%s", prefill, logText(st))
 			}
-			if n, v := attentionKernels(st.Plan); n != 1 || (v != "decode-simt" && v != "prefill-simt") {
-				t.Errorf("%d attention kernels, the last %s: want one on CUDA cores", n, v)
+			want := "decode"
+			if prefill {
+				want = "prefill"
+			}
+			if n, v := attentionKernels(st.Plan); n != 1 || v != want || wgmma(st.Plan) {
+				t.Errorf("%d attention kernels, the last %s (wgmma %t): want one %s on mma.sync", n, v, wgmma(st.Plan), want)
+			}
+			rg, err := frontend.Parse("keys.fu", keysLayer(t, "bf16", false))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rows := fusedState(t, rg, dims).Plan; wgmma(rows) != prefill {
+				t.Errorf("the row form's prefill on wgmma: %t, want %t", wgmma(rows), prefill)
 			}
 			var costs [2]plan.Cost
 			for i, stored := range []bool{false, true} {
@@ -66,4 +78,14 @@ func TestKeysStoredTransposed(t *testing.T) {
 			}
 		})
 	}
+}
+
+// wgmma reports whether some attention kernel of p is the wgmma prefill.
+func wgmma(p *plan.Plan) bool {
+	for _, k := range p.Kernels {
+		if k.Strategy == plan.Attention && k.Launch.WGMMA {
+			return true
+		}
+	}
+	return false
 }

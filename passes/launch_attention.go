@@ -45,8 +45,9 @@ func wideStages(t plan.Target, dh int64) int64 {
 // attentionLaunch picks decode (split-KV) or prefill (tiled) for the bound
 // query length, on tensor cores when codegen's FlashAttention takes the
 // node and on CUDA cores otherwise: that fallback is logged. A tensor-core
-// prefill issues wgmma where the target has it and the head dim is 64, 128
-// or 256 (plan.PrefillWG), mma.sync otherwise.
+// prefill issues wgmma where the target has it, the head dim is 64, 128 or
+// 256 (plan.PrefillWG) and codegen's WGMMAPrefill takes the node (else the
+// logged fallback is mma.sync), mma.sync otherwise.
 func attentionLaunch(s *State, k *plan.Kernel, eval func(ir.Dim) int64) *plan.Launch {
 	n := k.Nodes[0]
 	flash := !s.SIMTAttention
@@ -66,7 +67,14 @@ func attentionLaunch(s *State, k *plan.Kernel, eval func(ir.Dim) int64) *plan.La
 		v = plan.VariantPrefillSIMT
 	}
 	if flash {
-		if bc, stages, smem, ok := plan.PrefillWG(s.Target, eval(q[3])); ok {
+		bc, stages, smem, ok := plan.PrefillWG(s.Target, eval(q[3]))
+		if ok {
+			if err := codegen.WGMMAPrefill(n); err != nil {
+				ok = false
+				s.explain(false, "%s on wgmma: %v; the mma.sync prefill runs it", k.Name, err)
+			}
+		}
+		if ok {
 			l := &plan.Launch{Variant: v, Grid: [3]int64{ceilDiv(sq, plan.PrefillWGRows), h, b}, Block: plan.PrefillWGThreads, SharedBytes: smem, Launches: 1, Splits: 1, Tile: [2]int64{plan.PrefillWGRows, bc}, Stages: stages, WGMMA: true}
 			if s.Target.SMs < prefillPersistBands*h*b {
 				// A block an SM, each taking (query tile, head, sequence)

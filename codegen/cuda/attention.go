@@ -243,16 +243,27 @@ func (m *attModel) emitKeysT(w *writer) error {
 	if !m.at.KeysT {
 		return nil
 	}
-	vw, err := m.k.viewOf(m.srcs[0].k)
+	do, err := m.k.keysTDimOffset(m.srcs[0].k, len(m.srcs))
 	if err != nil {
 		return err
 	}
-	if vw.cache != nil || len(m.srcs) != 1 {
-		return fmt.Errorf("attention kernel %s: keys stored transposed are one source of a strided view", m.k.pk.Name)
+	m.fn(w, "i64 kdo(int d)", fmt.Sprintf("return %s;", do))
+	return nil
+}
+
+// keysTDimOffset is the offset of dim d of a key from its dim 0 in keys kt
+// stored transposed, [B, G, Dh, T], the one source of nsrc of an attention
+// kernel: the stride of kt's view along its head dim, times d.
+func (k *kgen) keysTDimOffset(kt *ir.Value, nsrc int) (ix, error) {
+	vw, err := k.viewOf(kt)
+	if err != nil {
+		return ix{}, err
+	}
+	if vw.cache != nil || nsrc != 1 {
+		return ix{}, fmt.Errorf("attention kernel %s: keys stored transposed are one source of a strided view", k.pk.Name)
 	}
 	a := vw.axes[2]
-	m.fn(w, "i64 kdo(int d)", fmt.Sprintf("return %s;", ixSub(axisOffset(a, ixv("d")), axisOffset(a, ixc(0)))))
-	return nil
+	return ixSub(axisOffset(a, ixv("d")), axisOffset(a, ixc(0))), nil
 }
 
 // emitBias writes the score bias: BIAS, whether there is one, and with

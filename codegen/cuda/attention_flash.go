@@ -135,6 +135,9 @@ func (m *flashModel) prefillWPR() int64 {
 // prefillWG checks a wgmma prefill launch against the ring of
 // plan.PrefillWGBytes and returns its keys a step and stages.
 func (m *flashModel) prefillWG(l *plan.Launch) (bc, stages int64, err error) {
+	if m.at.KeysT {
+		return 0, 0, fmt.Errorf("attention kernel %s: the wgmma prefill stages keys as rows, not keys stored transposed", m.k.pk.Name)
+	}
 	if !plan.PrefillWGHeadDim(m.dh) {
 		return 0, 0, fmt.Errorf("attention kernel %s: the wgmma prefill takes head dims of 64, 128 or 256, not %d", m.k.pk.Name, m.dh)
 	}
@@ -164,7 +167,7 @@ func flashBatchIndex(v *ir.Value, b ix) ix {
 // axis, or the sequence's length where K or V is ragged (the smaller of
 // the two, as the reference takes it).
 func (m *flashModel) srcLen(s flashSrc, b ix) (ix, error) {
-	n := dimIx(s.k.Type.Shape[2])
+	n := dimIx(m.n.KeyRows(s.k)[2])
 	for _, v := range []*ir.Value{s.k, s.v} {
 		r := v.Ragged
 		if r == nil {
@@ -250,6 +253,9 @@ func (m *flashModel) emitContext(w *writer, chunk, nps int64) error {
 	if err != nil {
 		return err
 	}
+	if err := m.emitKeysT(w); err != nil {
+		return err
+	}
 	w.line("// Whether every key's K and V rows lie DH elements after the key before's")
 	w.line("// (one source, unpaged): the wgmma prefill's tensor maps.")
 	w.line("static constexpr bool KSEQ = %t;", seq)
@@ -297,9 +303,9 @@ func (m *flashModel) emitContext(w *writer, chunk, nps int64) error {
 // keySequence reports whether the kernel's keys have one source whose K
 // and V rows are each a row of the head dim, key after key: the token axis
 // one digit of stride Dh and the head dim contiguous, not through a paged
-// or ragged cache.
+// or ragged cache (nor keys stored transposed, columns).
 func (m *flashModel) keySequence() (bool, error) {
-	if len(m.srcs) != 1 {
+	if len(m.srcs) != 1 || m.at.KeysT {
 		return false, nil
 	}
 	for _, v := range []*ir.Value{m.srcs[0].k, m.srcs[0].v} {
@@ -315,6 +321,24 @@ func (m *flashModel) keySequence() (bool, error) {
 	return true, nil
 }
 
+// emitKeysT writes whether the keys are stored transposed, KEYST (K
+// [B, G, Dh, T]: the row of key j is then its column, the address of its
+// dim 0), and with it kdo(d), the offset of dim d of a key from its dim 0.
+func (m *flashModel) emitKeysT(w *writer) error {
+	w.line("// Whether K is stored transposed, a key a column of its buffer (its row")
+	w.line("// the address of its dim 0; dim d kdo(d) further).")
+	w.line("static constexpr bool KEYST = %t;", m.at.KeysT)
+	if !m.at.KeysT {
+		return nil
+	}
+	do, err := m.k.keysTDimOffset(m.srcs[0].k, len(m.srcs))
+	if err != nil {
+		return err
+	}
+	w.line("%s i64 kdo(int d) const { return %s; }", ctxMember, do)
+	return nil
+}
+
 // emitRows writes the context's K and V rows: row, and its two halves
 // rkeyp (the address of the one memory word addressing a key's row reads:
 // a paged cache's page-table entry; null for other layouts) and rrow (the
@@ -323,6 +347,16 @@ func (m *flashModel) keySequence() (bool, error) {
 func (m *flashModel) emitRows(w *writer) error {
 	k := m.k
 	at := func(v *ir.Value) []ix { return []ix{flashBatchIndex(v, ixv("b")), ixv("g"), ixv("j"), ixc(0)} }
+	if m.at.KeysT {
+		// A key's column: its dim 0.
+		vk := m.srcs[0].k
+		at = func(v *ir.Value) []ix {
+			if v == vk {
+				return []ix{flashBatchIndex(v, ixv("b")), ixv("g"), ixc(0), ixv("j")}
+			}
+			return []ix{flashBatchIndex(v, ixv("b")), ixv("g"), ixv("j"), ixc(0)}
+		}
+	}
 	// Each source's page-table entry (nil where unpaged); K and V share
 	// their append's table.
 	entries := make([]*ix, len(m.srcs))
@@ -360,12 +394,13 @@ func (m *flashModel) emitRows(w *writer) error {
 	w.line("static constexpr bool KEYS = %t;", paged)
 	// The rows of unpaged keys of static lengths are known before the
 	// kernel before this one has finished (no word to read): the decode
-	// asks L2 for its first ones while it waits (fz_att_ahead).
+	// asks L2 for its first ones while it waits (fz_att_ahead), along the
+	// rows (not keys stored transposed, whose rows are columns).
 	ragged := false
 	for _, s := range m.srcs {
 		ragged = ragged || s.k.Ragged != nil || s.v.Ragged != nil
 	}
-	w.line("static constexpr bool AHEAD = %t;", !paged && !ragged)
+	w.line("static constexpr bool AHEAD = %t;", !paged && !ragged && !m.at.KeysT)
 	w.open("%s const u16* row(int c, i64 b, i64 g, i64 j, i64 npre) const {", ctxMember)
 	w.line("const int* e = rkeyp(b, g, j, npre);")
 	w.line("return rrow(e ? *e : 0, c, b, g, j, npre);")
@@ -521,7 +556,9 @@ func (k *kgen) flashAttentionKernel() (*generated, error) {
 	}
 	libs := []string{libTMA, libAttentionBulk, libAttentionFlash}
 	m.prefixPass = m.hasPrefixPass(l)
-	if m.dh%64 == 0 {
+	// Keys stored transposed take no map: the decode copies them by
+	// cp.async (fz_att_decode's BULK).
+	if m.dh%64 == 0 && !m.at.KeysT {
 		own := m.srcs[len(m.srcs)-1]
 		m.tmap = k.rowMap(codegen.RowMap{K: codegen.Buffer(own.k), V: codegen.Buffer(own.v), Dh: m.dh})
 	}

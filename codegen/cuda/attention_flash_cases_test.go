@@ -29,6 +29,10 @@ type flashVariant struct {
 	cascade   bool    // a shared prefix of L tokens
 	scaleBias string  // the scale of q·k, as spec text
 	bias      string  // the shape of a score bias of the variant's dtype, added after the scale; empty for none
+	// keysT: the keys are a state stored transposed, kt [B, G, Dh, T],
+	// and the values vm [B, G, T, Dh] (no append: T keys, the queries
+	// the last S of them); the layout is contiguous.
+	keysT bool
 }
 
 // spec is the variant's layer as spec text.
@@ -43,12 +47,17 @@ func (v flashVariant) spec() string {
 	}
 	fmt.Fprintf(&b, "layer fa_%s\ndim %s\nconst H = %d, G = %d, Dh = %d\n", strings.ReplaceAll(v.name, "-", "_"), dims, v.h, v.g, v.dh)
 	dt := v.dtype
-	fmt.Fprintf(&b, "input q : %s[B, H, S, Dh]\ninput k : %s[B, G, S, Dh]\ninput v : %s[B, G, S, Dh]\n", dt, dt, dt)
-	switch v.layout {
-	case "paged":
+	if v.keysT {
+		fmt.Fprintf(&b, "input q : %[1]s[B, H, S, Dh]\nstate kt : %[1]s[B, G, Dh, T]\nstate vm : %[1]s[B, G, T, Dh]\n", dt)
+	} else {
+		fmt.Fprintf(&b, "input q : %s[B, H, S, Dh]\ninput k : %s[B, G, S, Dh]\ninput v : %s[B, G, S, Dh]\n", dt, dt, dt)
+	}
+	switch {
+	case v.keysT:
+	case v.layout == "paged":
 		b.WriteString("input kv_indptr : i32[B + 1]\ninput kv_pages : i32[N]\ninput kv_last : i32[B]\n")
 		fmt.Fprintf(&b, "state kv : %s[2, B, G, T, Dh] @ paged(page=%d, pages=P, indptr=kv_indptr, indices=kv_pages, last=kv_last)\n", dt, v.page)
-	case "ragged":
+	case v.layout == "ragged":
 		b.WriteString("input kv_indptr : i32[B + 1]\n")
 		fmt.Fprintf(&b, "state kv : %s[2, B, G, T, Dh] @ ragged(indptr=kv_indptr)\n", dt)
 	default:
@@ -61,7 +70,13 @@ func (v flashVariant) spec() string {
 		fmt.Fprintf(&b, "input kb : %s%s\n", dt, v.bias)
 	}
 	fmt.Fprintf(&b, "output o : %s[B, H, S, Dh]\n", dt)
-	b.WriteString("K, V = append(kv, k, v)\n")
+	keys := "transpose(K)"
+	if v.keysT {
+		keys = "kt"
+		b.WriteString("V = vm\n")
+	} else {
+		b.WriteString("K, V = append(kv, k, v)\n")
+	}
 	if v.cascade {
 		b.WriteString("pk, pv = split(prefix, [1, 1], axis=0)\n")
 		b.WriteString("K = concat(reshape(pk, [1, G, L, Dh]), K, axis=2)\nV = concat(reshape(pv, [1, G, L, Dh]), V, axis=2)\n")
@@ -70,7 +85,7 @@ func (v flashVariant) spec() string {
 	if scale == "" {
 		scale = "/ sqrt(Dh)"
 	}
-	fmt.Fprintf(&b, "s = q @ transpose(K) %s\n", scale)
+	fmt.Fprintf(&b, "s = q @ %s %s\n", keys, scale)
 	if v.bias != "" {
 		b.WriteString("s = s + kb\n")
 	}
@@ -93,7 +108,9 @@ func (v flashVariant) spec() string {
 // sliding-window and unmasked attention, softcap, cascade (over each
 // layout, head dims 64 to 256, with a window), and a score bias varying
 // along the keys (broadcast over sequences and queries, or over heads and
-// queries, or full; under softcap and a window).
+// queries, or full; under softcap and a window); and keys stored
+// transposed at head dims 64, 128, 256 and 72, bf16 and f16 (planned at
+// keysTFlashDims).
 var flashVariants = []flashVariant{
 	{name: "gqa4", dtype: "bf16", h: 8, g: 2, dh: 128, layout: "contiguous", causal: true},
 	{name: "mha-f16-dh64", dtype: "f16", h: 4, g: 4, dh: 64, layout: "contiguous", causal: true},
@@ -111,6 +128,13 @@ var flashVariants = []flashVariant{
 	{name: "bias-alibi", dtype: "bf16", h: 8, g: 2, dh: 128, layout: "contiguous", causal: true, bias: "[H, 1, T + S]"},
 	{name: "bias-f16-dh72-window", dtype: "f16", h: 6, g: 2, dh: 72, layout: "contiguous", window: 24, bias: "[B, 1, S, T + S]"},
 	{name: "bias-softcap-dh256", dtype: "bf16", h: 4, g: 2, dh: 256, layout: "contiguous", causal: true, softcap: 2, scaleBias: "* 0.5", bias: "[B, H, S, T + S]"},
+	{name: "keyst-dh64", dtype: "bf16", h: 8, g: 2, dh: 64, layout: "contiguous", causal: true, keysT: true},
+	{name: "keyst-f16-dh64", dtype: "f16", h: 4, g: 4, dh: 64, layout: "contiguous", causal: true, keysT: true},
+	{name: "keyst-dh128", dtype: "bf16", h: 8, g: 1, dh: 128, layout: "contiguous", window: 24, keysT: true},
+	{name: "keyst-f16-dh128", dtype: "f16", h: 8, g: 2, dh: 128, layout: "contiguous", causal: true, bias: "[H, 1, T]", keysT: true},
+	{name: "keyst-dh256", dtype: "bf16", h: 4, g: 2, dh: 256, layout: "contiguous", causal: true, softcap: 2, scaleBias: "* 0.5", keysT: true},
+	{name: "keyst-f16-dh256", dtype: "f16", h: 4, g: 2, dh: 256, layout: "contiguous", causal: true, keysT: true},
+	{name: "keyst-f16-dh72", dtype: "f16", h: 6, g: 2, dh: 72, layout: "contiguous", keysT: true},
 }
 
 // flashDims are the bindings the variants are planned at: decode (one
@@ -122,6 +146,19 @@ var flashDims = []map[string]int64{
 	{"B": 2, "S": 3, "T": 40, "L": 7},
 	{"B": 2, "S": 77, "T": 0, "L": 5},
 	{"B": 1, "S": 300, "T": 37, "L": 70},
+}
+
+// keysTFlashDims are the bindings the variants of keys stored transposed
+// are planned at (T keys, S of them the queries'): decode over 1, 17, 333
+// and 4097 keys, several queries, and prefill, at odd sizes.
+var keysTFlashDims = []map[string]int64{
+	{"B": 2, "S": 1, "T": 1},
+	{"B": 3, "S": 1, "T": 17},
+	{"B": 3, "S": 1, "T": 333},
+	{"B": 1, "S": 1, "T": 4097},
+	{"B": 2, "S": 3, "T": 40},
+	{"B": 2, "S": 77, "T": 77},
+	{"B": 1, "S": 201, "T": 301},
 }
 
 // flashCase is one attention kernel planned at bound dims.
@@ -189,7 +226,11 @@ func flashCases(t testing.TB) []flashCase {
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", v.name, err, v.spec())
 		}
-		for _, d := range flashDims {
+		dims := flashDims
+		if v.keysT {
+			dims = keysTFlashDims
+		}
+		for _, d := range dims {
 			full, p, fp := planFlash(t, g, d)
 			if len(p.Kernels) != 1 {
 				t.Fatalf("%s: %d attention kernels", v.name, len(p.Kernels))

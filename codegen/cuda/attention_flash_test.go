@@ -317,13 +317,15 @@ func TestFlashPrefillWG(t *testing.T) {
 // TestFlashKeySequence checks the context's KSEQ, which lets the wgmma
 // prefill copy its key tiles by the tensor copy engine: set for one
 // contiguous source (whatever the head dim), clear for paged and ragged
-// caches and for a cascade's two sources.
+// caches, for a cascade's two sources and for keys stored transposed.
 func TestFlashKeySequence(t *testing.T) {
 	want := map[string]bool{
 		"gqa4": true, "mha-f16-dh64": true, "window": true, "softcap-dh256": true, "nomask-dh72": true,
 		"paged16": false, "paged1": false, "ragged": false, "dh6-window": false,
 		"cascade": false, "cascade-dh256-window": false, "cascade-f16-dh72-ragged": false, "cascade-paged-dh64": false,
 		"bias-alibi": true, "bias-f16-dh72-window": true, "bias-softcap-dh256": true,
+		"keyst-dh64": false, "keyst-f16-dh64": false, "keyst-dh128": false, "keyst-f16-dh128": false,
+		"keyst-dh256": false, "keyst-f16-dh256": false, "keyst-f16-dh72": false,
 	}
 	seen := map[string]bool{}
 	for _, c := range flashCases(t) {

@@ -26,8 +26,9 @@ o = softmax(causal(q @ kt / sqrt(Dh)), axis=-1) @ vm
 
 // keysTConfigs plans keysTSpec for the H200 at bf16 and f16, head dims 64,
 // 128 and 256, at a decode step (S = 1 over 333 keys) and a prefill (S =
-// 201 over 301 keys).
-func keysTConfigs(t testing.TB) []testConfig {
+// 201 over 301 keys): on the CUDA-core kernels when simt is set, else on
+// whichever the launch pass picks.
+func keysTConfigs(t testing.TB, simt bool) []testConfig {
 	var out []testConfig
 	for _, dt := range []string{"bf16", "f16"} {
 		for _, dh := range []int{64, 128, 256} {
@@ -36,39 +37,52 @@ func keysTConfigs(t testing.TB) []testConfig {
 				t.Fatal(err)
 			}
 			for _, dims := range []map[string]int64{{"B": 3, "S": 1, "T": 333}, {"B": 2, "S": 201, "T": 301}} {
-				out = append(out, planConfig(t, fmt.Sprintf("keyst_%s_%d", dt, dh), g, dims, plan.H200, "fused", false))
+				out = append(out, planConfig(t, fmt.Sprintf("keyst_%s_%d", dt, dh), g, dims, plan.H200, "fused", simt))
 			}
 		}
 	}
 	return out
 }
 
-// TestKeysTransposedSIMT checks that attention over keys stored transposed
-// plans the CUDA-core kernel (the tensor-core kernels stage keys as rows:
-// codegen.FlashAttention refuses them, and the launch pass routes them) at
-// decode and prefill, and that its context reads K as stored: KTRANS and
+// TestKeysTransposed checks that attention over keys stored transposed
+// plans the tensor-core kernels, the decode and the mma.sync prefill (the
+// wgmma prefill stages keys as rows: codegen.WGMMAPrefill refuses them,
+// and the launch pass routes them), and the CUDA-core kernel when asked,
+// and that each kernel's context reads K as stored: KEYST or KTRANS and
 // the offset kdo of a key's dim d, the head dim's stride of kt (T).
-func TestKeysTransposedSIMT(t *testing.T) {
-	for _, c := range keysTConfigs(t) {
-		var k *plan.Kernel
-		for _, kk := range c.plan_.Kernels {
-			if kk.Strategy == plan.Attention {
-				k = kk
+func TestKeysTransposed(t *testing.T) {
+	for _, simt := range []bool{false, true} {
+		for _, c := range keysTConfigs(t, simt) {
+			var k *plan.Kernel
+			for _, kk := range c.plan_.Kernels {
+				if kk.Strategy == plan.Attention {
+					k = kk
+				}
 			}
-		}
-		if k == nil {
-			t.Fatalf("%s: no attention kernel:\n%s", c, c.plan_)
-		}
-		if v := k.Launch.Variant; v != plan.VariantDecodeSIMT && v != plan.VariantPrefillSIMT {
-			t.Errorf("%s: attention over keys stored transposed launches %s, want the CUDA-core kernel", c, v)
-		}
-		m, err := Generate(c.plan_)
-		if err != nil {
-			t.Fatalf("%s: %v", c, err)
-		}
-		for _, want := range []string{"static constexpr bool KTRANS = true;", "kdo(int d) const { return (d*dim_T); }"} {
-			if !strings.Contains(m.Source, want) {
-				t.Errorf("%s: the kernel source lacks %q", c, want)
+			if k == nil {
+				t.Fatalf("%s: no attention kernel:\n%s", c, c.plan_)
+			}
+			decode := c.dims["S"] == 1
+			want, flag := plan.VariantPrefill, "KEYST"
+			switch {
+			case simt && decode:
+				want, flag = plan.VariantDecodeSIMT, "KTRANS"
+			case simt:
+				want, flag = plan.VariantPrefillSIMT, "KTRANS"
+			case decode:
+				want = plan.VariantDecode
+			}
+			if l := k.Launch; l.Variant != want || l.WGMMA {
+				t.Errorf("%s: attention over keys stored transposed launches %s, want %s on mma.sync", c, l, want)
+			}
+			m, err := Generate(c.plan_)
+			if err != nil {
+				t.Fatalf("%s: %v", c, err)
+			}
+			for _, w := range []string{"static constexpr bool " + flag + " = true;", "kdo(int d) const { return (d*dim_T); }"} {
+				if !strings.Contains(m.Source, w) {
+					t.Errorf("%s: the kernel source lacks %q", c, w)
+				}
 			}
 		}
 	}

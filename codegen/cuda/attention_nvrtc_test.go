@@ -11,13 +11,14 @@ import (
 )
 
 // TestSIMTAttentionNVRTC compiles the CUDA-core attention kernels of
-// simtConfigs and keysTConfigs (keys stored transposed) for sm_90a: no spills, and every global load of their decode
+// simtConfigs and keysTConfigs (keys stored transposed, on CUDA cores) for
+// sm_90a: no spills, and every global load of their decode
 // and prefill entries non-coherent (ld.global.nc), which NVRTC derives from
 // the parameters' __restrict__ only while every function the templates of
 // device/attention_simt.cuh give the context reads one of its fields.
 func TestSIMTAttentionNVRTC(t *testing.T) {
 	seen := map[string]bool{}
-	for _, c := range append(simtConfigs(t), keysTConfigs(t)...) {
+	for _, c := range append(simtConfigs(t), keysTConfigs(t, true)...) {
 		p := *c.plan_
 		p.Kernels = nil
 		for _, k := range c.plan_.Kernels {

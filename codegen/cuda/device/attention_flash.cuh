@@ -18,7 +18,10 @@
  * exponential is one ex2.approx; the partials' m are in the same units.
  * Shared tiles have rows of DP + 8 16-bit elements (DP = the head dim rounded
  * up to 16): 16-byte aligned rows whose stride is an odd number of 16-byte
- * units, so ldmatrix reads are free of bank conflicts.
+ * units, so ldmatrix reads are free of bank conflicts. Keys stored
+ * transposed (C::KEYST: K [B, G, Dh, T], a key a column) are staged as
+ * they are stored, DP rows of a tile's keys (fz_att_swt), and their B
+ * fragments loaded with ldmatrix .trans, as V's are for P·V.
  *
  * This comment is not emitted; the rest of the file is, as it stands
  * (codegen/cuda/device.go).
@@ -143,6 +146,48 @@ FZ_DEV void fz_att_qks(float (&s)[BC / 8][4], const u16* q, const u16* k, int la
       const u32 b0[2] = {r[0], r[1]}, b1[2] = {r[2], r[3]};
       fz_att_mma<BF>(s[2 * np], a, b0);
       fz_att_mma<BF>(s[2 * np + 1], a, b1);
+    }
+  }
+}
+
+// fz_att_swt is the element offset of chunk ch (keys 8 ch .. 8 ch + 7) of
+// row d (a head dim) of a shared tile of BC keys stored transposed: rows
+// of BC elements, unpadded, the chunks of a row permuted by an XOR with
+// bits of d so that the 8 rows an ldmatrix reads at one chunk fall in
+// distinct 16-byte bank groups. DP rows fit the space of BC padded rows.
+template <int BC> FZ_DEV int fz_att_swt(int d, int ch) {
+  constexpr int CH = BC / 8;
+  static_assert(BC % 16 == 0 && (CH & (CH - 1)) == 0, "tiles of a power of two of 16-key blocks");
+  const int x = CH >= 8 ? d & 7 : (d / (8 / CH)) & (CH - 1);
+  return d * BC + (ch ^ x) * 8;
+}
+
+// fz_att_qkt is fz_att_qk (QREG: the query fragments qf) or fz_att_qks
+// (the query rows q in shared memory) over a tile k of BC keys stored
+// transposed (fz_att_swt): the B fragment of 16 dims × 8 keys is read
+// from 16 rows of dims by ldmatrix .trans, the relation fz_att_pv's V
+// tile has to P·V. The chunk's XOR is the same at every k step.
+template <int DP, int BC, bool QREG, bool BF>
+FZ_DEV void fz_att_qkt(float (&s)[BC / 8][4], const u32 (&qf)[QREG ? DP / 16 : 1][4], const u16* q, const u16* k, int lane) {
+  const int d0 = (lane & 7) + (((lane >> 3) & 1) << 3);
+  const u32 kb = fz_smem_addr(k);
+  u32 qb = 0;
+  if constexpr (!QREG) qb = fz_smem_addr(q + d0 * (DP + 8) + ((lane >> 4) << 3));
+#pragma unroll
+  for (int n = 0; n < BC / 8; n++) { s[n][0] = 0.f; s[n][1] = 0.f; s[n][2] = 0.f; s[n][3] = 0.f; }
+#pragma unroll
+  for (int kk = 0; kk < DP / 16; kk++) {
+    u32 a[4];
+    const u32* av = a;
+    if constexpr (QREG) av = qf[kk];
+    else fz_att_ldsm4(a, qb + 2 * kk * 16, false);
+#pragma unroll
+    for (int np = 0; np < BC / 16; np++) {
+      u32 r[4];
+      fz_att_ldsm4(r, kb + 2 * (fz_att_swt<BC>(d0, 2 * np + (lane >> 4)) + kk * 16 * BC), true);
+      const u32 b0[2] = {r[0], r[1]}, b1[2] = {r[2], r[3]};
+      fz_att_mma<BF>(s[2 * np], av, b0);
+      fz_att_mma<BF>(s[2 * np + 1], av, b1);
     }
   }
 }
@@ -413,22 +458,24 @@ FZ_DEV fz_att_lrow fz_att_lanerow(const C& c, int key, int lane, i64 b, i64 g, i
 // the lanes holding them (shuffles). Rows that are all 16-byte aligned, of
 // a head dim that is a multiple of 16 (and divides 256), go by cp.async
 // with the missing rows zero-filled; others chunk by chunk with zeros past
-// DH. The caller commits the group.
-template <int DH, int DP, bool SW>
+// DH. The caller commits the group. With VO (keys stored transposed,
+// whose K tile fz_att_ttile loads) it loads the V tile alone; lanes 0-15
+// then address the keys' columns, which need no alignment.
+template <int DH, int DP, bool SW, bool VO = false>
 FZ_DEV void fz_att_wtile(const fz_att_lrow& r, u16* sk, u16* sv, int lane) {
   constexpr int CH = DP / 8, LDS = DP + 8, NE = 16 * CH;
   static_assert(!SW || DH % 64 == 0, "swizzled tiles are rows of whole 128-byte lines");
   // The byte offset of chunk ch of a row in a tile.
   const auto at = [](int row, int ch) { return SW ? fz_att_swz(row, ch) : (u32)((row * LDS + ch * 8) * 2); };
-  if (DH == DP && 32 % CH == 0 && __all_sync(0xffffffffu, fz_aligned(r.p, 16))) {
+  if (DH == DP && 32 % CH == 0 && __all_sync(0xffffffffu, (VO && lane < 16) || fz_aligned(r.p, 16))) {
     // The row address with bit 0 set for a missing row (aligned: free).
     const u64 pm = (u64)r.p | (r.ok ? 0u : 1u);
-    const u32 sa = fz_smem_addr(sk), sb = fz_smem_addr(sv);
+    const u32 sa = VO ? 0u : fz_smem_addr(sk), sb = fz_smem_addr(sv);
 #pragma unroll
     for (int e0 = 0; e0 < NE; e0 += 32) {
       const int row = (e0 + lane) / CH, ch = (e0 + lane) % CH;
-      const u64 k = __shfl_sync(0xffffffffu, pm, row), v = __shfl_sync(0xffffffffu, pm, 16 + row);
-      fz_cp16s(sa + at(row, ch), (const u16*)(k & ~(u64)1) + ch * 8, k & 1 ? 0 : 16);
+      const u64 k = VO ? 0u : __shfl_sync(0xffffffffu, pm, row), v = __shfl_sync(0xffffffffu, pm, 16 + row);
+      if constexpr (!VO) fz_cp16s(sa + at(row, ch), (const u16*)(k & ~(u64)1) + ch * 8, k & 1 ? 0 : 16);
       fz_cp16s(sb + at(row, ch), (const u16*)(v & ~(u64)1) + ch * 8, v & 1 ? 0 : 16);
     }
     return;
@@ -440,14 +487,42 @@ FZ_DEV void fz_att_wtile(const fz_att_lrow& r, u16* sk, u16* sv, int lane) {
     const u16* const v = (const u16*)__shfl_sync(0xffffffffu, (u64)r.p, 16 + (row & 15));
     const bool ok = __shfl_sync(0xffffffffu, r.ok, row & 15);
     if (e >= NE) continue;
-    u16* const dk = (u16*)((char*)sk + at(row, ch));
     u16* const dv = (u16*)((char*)sv + at(row, ch));
+    if constexpr (VO) {
+      if (ok && n > 0) fz_att_cp(dv, v + ch * 8, n);
+      else *(uint4*)dv = make_uint4(0u, 0u, 0u, 0u);
+      continue;
+    }
+    u16* const dk = (u16*)((char*)sk + at(row, ch));
     if (ok && n > 0) {
       fz_att_cp(dk, k + ch * 8, n);
       fz_att_cp(dv, v + ch * 8, n);
     } else {
       *(uint4*)dk = make_uint4(0u, 0u, 0u, 0u);
       *(uint4*)dv = make_uint4(0u, 0u, 0u, 0u);
+    }
+  }
+}
+
+// fz_att_ttile stages a K tile of BC keys stored transposed (C::KEYST)
+// into s: DP rows of BC keys (fz_att_swt), each 16-byte chunk 8
+// consecutive keys of one dim from the tile's first key's column k0 (dim
+// d c.kdo(d) further), by cp.async where whole and aligned (the caller
+// commits the group). Of the tile's keys the first nk exist: the others,
+// and dims past DH, read nothing and stage zeros, as fz_att_tile's rows
+// do. Block-wide (NT threads, tid threadIdx.x), or one warp's (NT 32, tid
+// the lane).
+template <int DH, int DP, int BC, int NT, class C>
+FZ_DEV void fz_att_ttile(const C& c, u16* s, const u16* k0, int nk, int tid) {
+  constexpr int CH = BC / 8;
+#pragma unroll 1
+  for (int e0 = 0; e0 < DP * CH; e0 += NT) {
+    const int e = e0 + tid;
+    if ((DP * CH) % NT == 0 || e < DP * CH) {
+      const int d = e / CH, ch = e - d * CH, n = nk - ch * 8 < 8 ? nk - ch * 8 : 8;
+      u16* const dst = s + fz_att_swt<BC>(d, ch);
+      if (d < DH && n > 0) fz_att_cp(dst, k0 + c.kdo(d) + ch * 8, n);
+      else *(uint4*)dst = make_uint4(0u, 0u, 0u, 0u);
     }
   }
 }
@@ -615,7 +690,8 @@ FZ_DEV void fz_att_ahead(const C& c, i64 b, i64 g, i64 npre, i64 j0, i64 n) {
 // rows are each 16 consecutive rows goes as two tensor copies completing
 // on the stage's mbarrier; other tiles (the last, partial one; pages of
 // fewer than 16 tokens) go by cp.async into the same swizzled layout. Other head
-// dims go by cp.async into padded rows. The warps'
+// dims, and keys stored transposed (C::KEYST: K tiles of DP rows of 16
+// keys, fz_att_ttile), go by cp.async into padded rows. The warps'
 // (m, l, o) are then combined through shared memory. With one split the
 // block writes the output. Otherwise it writes its partial (m, l,
 // unnormalised o) to the workspace; the last split to finish, counted with
@@ -628,7 +704,13 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
   constexpr int NW = NT / 32, NN = DP / 8, NPAIR = DP / 16, LDS = DP + 8, WST = 2 * 16 * LDS, RW = DP + 2;
   // BULK's stages are TST elements, 1024-byte aligned (the swizzle's
   // period) inside the space of the padded ring.
-  constexpr bool BULK = FZ_TMA && DH % 64 == 0 && NW * NSTG >= 2;
+  // Keys stored transposed (C::KEYST) are columns, not the rows the
+  // host's map (codegen.RowMap) addresses: their tiles go by cp.async
+  // (fz_att_ttile; its K tile fits a padded K tile's space). A box of 16
+  // keys × Dh dims over K's [Dh][T] would have 32-byte inner rows, which
+  // the 128-byte swizzle fz_att_swz assumes they are not: a second map
+  // from the host and a second shared layout, left undone.
+  constexpr bool BULK = FZ_TMA && DH % 64 == 0 && NW * NSTG >= 2 && !C::KEYST;
   constexpr int TST = 2 * 16 * DH;
   extern __shared__ __align__(16) u16 fz_att_dsm[];
   __shared__ int fz_att_last;
@@ -670,6 +752,12 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
         tmask &= ~(1u << s);
         fz_att_wtile<DH, DP, true>(r, sk, sk + 16 * DH, lane);
       }
+    } else if constexpr (C::KEYST) {
+      // Lane 0's row is the column of the tile's first key, which exists;
+      // the keys that exist are those of the lanes 0-15 whose rows are.
+      const u16* const k0 = (const u16*)__shfl_sync(0xffffffffu, (u64)r.p, 0);
+      fz_att_ttile<DH, DP, 16, 32>(c, st + s * WST, k0, __popc(__ballot_sync(0xffffffffu, r.ok) & 0xffffu), lane);
+      fz_att_wtile<DH, DP, false, true>(r, st + s * WST, st + s * WST + 16 * LDS, lane);
     } else {
       fz_att_wtile<DH, DP, false>(r, st + s * WST, st + s * WST + 16 * LDS, lane);
     }
@@ -778,7 +866,8 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
             const i64 k0 = tile0(i);
             float s[2][4];
             u32 p[1][4];
-            if constexpr (BULK) fz_att_qk_sw<DP, QREG, BF>(s, qf, sq, fz_smem_addr(sk), lane);
+            if constexpr (C::KEYST) fz_att_qkt<DP, 16, QREG, BF>(s, qf, sq, sk, lane);
+            else if constexpr (BULK) fz_att_qk_sw<DP, QREG, BF>(s, qf, sq, fz_smem_addr(sk), lane);
             else if constexpr (QREG) fz_att_qk<DP, 16, BF>(s, qf, sk, lane);
             else fz_att_qks<DP, 16, BF>(s, sq, sk, lane);
             const bool mask = k0 + 16 > j1 || c.tile_masked(ntot - S, ntot - 1, k0, k0 + 16);
@@ -859,7 +948,8 @@ FZ_DEV void fz_att_decode(const C& c, float* ws, i64 cap) {
 // split the head dim of P·V between them (and each compute the slice's
 // scores: WPR > 1 keeps the output accumulators of large head dims in
 // registers). A warp skips the tiles none of its rows sees, and masks
-// element by element only in the tiles that cross a boundary.
+// element by element only in the tiles that cross a boundary. Keys stored
+// transposed (C::KEYST) are staged as stored (fz_att_ttile, fz_att_qkt).
 template <int DH, int DP, int BC, int NT, int WPR, bool BF, class C>
 FZ_DEV void fz_att_prefill(const C& c) {
   constexpr int NW = NT / 32, BR = 16 * (NW / WPR), NKS = DP / 16, NPAIR = DP / 16, NP = (NPAIR + WPR - 1) / WPR, LDS = DP + 8;
@@ -901,7 +991,10 @@ FZ_DEV void fz_att_prefill(const C& c) {
         u32 p[BC / 16][4];
         const int ntile = (int)((hi - lo + BC - 1) / BC);
         __syncthreads();
-        if (ntile > 0) fz_att_tile<DH, DP, BC, NT>(c, sK, 0, b, g, npre, lo, hi);
+        if (ntile > 0) {
+          if constexpr (C::KEYST) fz_att_ttile<DH, DP, BC, NT>(c, sK, c.row(0, b, g, lo, npre), (int)fz_min64(BC, hi - lo), threadIdx.x);
+          else fz_att_tile<DH, DP, BC, NT>(c, sK, 0, b, g, npre, lo, hi);
+        }
         fz_cp_commit();
         for (int t = 0; t < ntile; t++) {
           const i64 k0 = lo + (i64)t * BC;
@@ -912,13 +1005,17 @@ FZ_DEV void fz_att_prefill(const C& c) {
           const bool act = rows && k0 < whi && k0 + BC > wlo;
           if (act) {
             float s[BC / 8][4];
-            fz_att_qk<DP, BC, BF>(s, qf, sK, lane);
+            if constexpr (C::KEYST) fz_att_qkt<DP, BC, true, BF>(s, qf, sK, sK, lane);
+            else fz_att_qk<DP, BC, BF>(s, qf, sK, lane);
             const bool mask = k0 + BC > hi || c.tile_masked(p0 + w0, p0 + wl, k0, k0 + BC);
             fz_att_online<BC, 2 * NP, BF>(c, s, m, l, o, p, pos, br, k0, hi, mask, tq);
           }
           fz_cp_wait<0>();
           __syncthreads();
-          if (t + 1 < ntile) fz_att_tile<DH, DP, BC, NT>(c, sK, 0, b, g, npre, k0 + BC, hi);
+          if (t + 1 < ntile) {
+            if constexpr (C::KEYST) fz_att_ttile<DH, DP, BC, NT>(c, sK, c.row(0, b, g, k0 + BC, npre), (int)fz_min64(BC, hi - k0 - BC), threadIdx.x);
+            else fz_att_tile<DH, DP, BC, NT>(c, sK, 0, b, g, npre, k0 + BC, hi);
+          }
           fz_cp_commit();
           if (act) fz_att_pv<DP, BC, NP, BF>(o, p, sV, lane, ds, WPR);
         }

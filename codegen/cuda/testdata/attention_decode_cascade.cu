@@ -184,7 +184,7 @@ FZ_DEV void fz_att_prefix(const C& c, float* ws, i64 cap) {
 static __device__ float fz_workspace[1331712];
 
 // body of k02_attention_attention
-struct fzb_ca8dd8273f7a1056_ctx {
+struct fzb_45a69701b08c4b7c_ctx {
   const u16* p0;
   const u16* p1;
   const u16* p2;
@@ -224,6 +224,9 @@ struct fzb_ca8dd8273f7a1056_ctx {
     j -= npre;
     return c == 0 ? (const u16*)(p2 + (((b*(1024*dim_S + 1024*dim_T)) + (g*(128*dim_S + 128*dim_T))) + (j*128))) : (const u16*)(p2 + ((((1024*dim_B*dim_S + 1024*dim_B*dim_T) + (b*(1024*dim_S + 1024*dim_T))) + (g*(128*dim_S + 128*dim_T))) + (j*128)));
   }
+  // Whether K is stored transposed, a key a column of its buffer (its row
+  // the address of its dim 0; dim d kdo(d) further).
+  static constexpr bool KEYST = false;
   // Whether every key's K and V rows lie DH elements after the key before's
   // (one source, unpaged): the wgmma prefill's tensor maps.
   static constexpr bool KSEQ = false;
@@ -259,22 +262,22 @@ struct fzb_ca8dd8273f7a1056_ctx {
   // Score bias: added to the scaled score before softcap (smodb).
   static constexpr bool BIAS = false;
 };
-FZ_DEV void fzb_ca8dd8273f7a1056_prefix(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L, const fz_tmap* __restrict__ p8) {
-  const fzb_ca8dd8273f7a1056_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L, p8};
+FZ_DEV void fzb_45a69701b08c4b7c_prefix(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L, const fz_tmap* __restrict__ p8) {
+  const fzb_45a69701b08c4b7c_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L, p8};
   fz_grid_sync();
   fz_att_prefix<128, 128, 128, 3, true>(c, fz_workspace, (i64)(sizeof(fz_workspace) / sizeof(float)));
 }
-FZ_DEV void fzb_ca8dd8273f7a1056(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L, const fz_tmap* __restrict__ p8) {
-  const fzb_ca8dd8273f7a1056_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L, p8};
+FZ_DEV void fzb_45a69701b08c4b7c(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L, const fz_tmap* __restrict__ p8) {
+  const fzb_45a69701b08c4b7c_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L, p8};
   fz_att_decode<128, 128, 128, 3, 0, true>(c, fz_workspace, (i64)(sizeof(fz_workspace) / sizeof(float)));
 }
-FZ_DEV void fzb_ca8dd8273f7a1056_prefill(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L, const fz_tmap* __restrict__ p8) {
-  const fzb_ca8dd8273f7a1056_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L, p8};
+FZ_DEV void fzb_45a69701b08c4b7c_prefill(const u16* __restrict__ p0, const u16* __restrict__ p1, const u16* __restrict__ p2, u16* __restrict__ p3, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L, const fz_tmap* __restrict__ p8) {
+  const fzb_45a69701b08c4b7c_ctx c = {p0, p1, p2, p3, dim_B, dim_S, dim_T, dim_L, p8};
   fz_grid_sync();
   fz_att_prefill<128, 128, 64, 128, 1, true>(c);
 }
 
 // entries
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefix(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L, const __grid_constant__ fz_tmap tmap8) { fzb_ca8dd8273f7a1056_prefix(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L, &tmap8); }
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L, const __grid_constant__ fz_tmap tmap8) { fzb_ca8dd8273f7a1056(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L, &tmap8); }
-extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefill(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L, const __grid_constant__ fz_tmap tmap8) { fzb_ca8dd8273f7a1056_prefill(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L, &tmap8); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefix(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L, const __grid_constant__ fz_tmap tmap8) { fzb_45a69701b08c4b7c_prefix(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L, &tmap8); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L, const __grid_constant__ fz_tmap tmap8) { fzb_45a69701b08c4b7c(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L, &tmap8); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefill(const u16* __restrict__ v23, const u16* __restrict__ v9_prefix, const u16* __restrict__ v10_kv, u16* __restrict__ v65_a, i64 dim_B, i64 dim_S, i64 dim_T, i64 dim_L, const __grid_constant__ fz_tmap tmap8) { fzb_45a69701b08c4b7c_prefill(v23, v9_prefix, v10_kv, v65_a, dim_B, dim_S, dim_T, dim_L, &tmap8); }
