@@ -7,11 +7,13 @@ import (
 )
 
 // append returns the whole caches K, V [B, G, T+S, Dh]: sequence b's cached
-// tokens 0..c_b-1, then the S new ones of k, v [B, G, S, Dh], then zeros,
-// where c_b is T for a contiguous state and len_b - S for a paged or ragged
-// one (its layout gives the lengths len_b after the append); and writes the
-// new tokens into the state's physical tensor at positions c_b..c_b+S-1
-// (see Run).
+// tokens 0..c_b-1, then its new ones, then zeros, where c_b is T for a
+// contiguous state and len_b minus its new tokens for a paged or ragged one
+// (its layout gives the lengths len_b after the append); and writes the new
+// tokens into the state's physical tensor at positions c_b, c_b+1, ... (see
+// Run). The new tokens are k, v [B, G, S, Dh], S a sequence, or packed k, v
+// [G, N, Dh], sequence b's own tokens indptr[b] .. indptr[b+1]-1 (N stands
+// for S in the result's shape).
 func (m *machine) append(n *ir.Node, args []*Tensor, out []int) ([]*Tensor, error) {
 	st := m.states[n.Args[0]]
 	if st == nil {
@@ -20,12 +22,12 @@ func (m *machine) append(n *ir.Node, args []*Tensor, out []int) ([]*Tensor, erro
 	if st.after != nil {
 		return nil, fmt.Errorf("state %s is appended to twice in one step", n.Args[0].Name)
 	}
-	cache, k, v := args[0], args[1], args[2]
-	B, G, T, Dh := st.B, st.G, st.T, st.Dh
-	if len(k.Shape) != 4 || k.Shape[0] != B || k.Shape[1] != G || k.Shape[3] != Dh || !v.SameShape(k.Shape) {
-		return nil, fmt.Errorf("append of k %v and v %v to a cache [2, %d, %d, %d, %d]", k.Shape, v.Shape, B, G, T, Dh)
+	cache := args[0]
+	nt, err := st.newTokens(args[1], args[2])
+	if err != nil {
+		return nil, err
 	}
-	S := k.Shape[2]
+	B, G, T, Dh, S := st.B, st.G, st.T, st.Dh, nt.extent
 	if !equalInts(out, []int{B, G, T + S, Dh}) {
 		return nil, fmt.Errorf("append result %v, want [%d %d %d %d]", out, B, G, T+S, Dh)
 	}
@@ -35,26 +37,26 @@ func (m *machine) append(n *ir.Node, args []*Tensor, out []int) ([]*Tensor, erro
 		for b := range cached {
 			cached[b] = T
 		}
-	} else if S != st.S {
-		return nil, fmt.Errorf("append of %d tokens, but the state was loaded for %d", S, st.S)
 	}
 	kv := [2]*Tensor{New(out...), New(out...)}
-	for c, nw := range [2]*Tensor{k, v} {
+	for c, nw := range [2]*Tensor{nt.k, nt.v} {
 		for b := range B {
 			for g := range G {
 				dst := kv[c].Data[(b*G+g)*(T+S)*Dh:]
 				src := cache.Data[((c*B+b)*G+g)*T*Dh:]
 				copy(dst[:cached[b]*Dh], src[:cached[b]*Dh])
-				copy(dst[cached[b]*Dh:(cached[b]+S)*Dh], nw.Data[(b*G+g)*S*Dh:(b*G+g+1)*S*Dh])
+				for s := range nt.count(b) {
+					o := nt.src(b, g, s)
+					copy(dst[(cached[b]+s)*Dh:(cached[b]+s+1)*Dh], nw.Data[o:o+Dh])
+				}
 			}
 		}
 	}
-	var err error
 	switch {
 	case st.table != nil:
-		st.after, err = st.appendPaged(k, v)
+		st.after, err = st.appendPaged(nt)
 	case st.indptr != nil:
-		st.after = st.appendRagged(k, v)
+		st.after = st.appendRagged(nt)
 	default:
 		// A contiguous cache after the step is the whole cache.
 		st.after = New(2, B, G, T+S, Dh)
@@ -67,26 +69,55 @@ func (m *machine) append(n *ir.Node, args []*Tensor, out []int) ([]*Tensor, erro
 	return kv[:], nil
 }
 
-// write copies new token s of sequence b (of k, v [B, G, S, Dh]) into both
-// components of token position t of the physical tensor after.
-func (st *stateStore) write(after, k, v *Tensor, b, s, t int) {
+// newTokens are the tokens one append writes: count(b) of sequence b, the
+// s-th of kv head g at offset src(b, g, s) of k and v; extent is their
+// axis' length (S, or N packed tokens).
+type newTokens struct {
+	k, v   *Tensor
+	extent int
+	count  func(b int) int
+	src    func(b, g, s int) int
+}
+
+// newTokens checks the new tokens k, v of an append to st: [B, G, S, Dh],
+// or packed [G, N, Dh] when the state was loaded for packed tokens.
+func (st *stateStore) newTokens(k, v *Tensor) (*newTokens, error) {
+	B, G, Dh := st.B, st.G, st.Dh
+	if p := st.packed; p != nil {
+		if len(k.Shape) != 3 || k.Shape[0] != G || k.Shape[1] != len(p.seq) || k.Shape[2] != Dh || !v.SameShape(k.Shape) {
+			return nil, fmt.Errorf("append of packed k %v and v %v to a cache [2, %d, %d, %d, %d] (%d tokens)", k.Shape, v.Shape, B, G, st.T, Dh, len(p.seq))
+		}
+		N := k.Shape[1]
+		return &newTokens{k: k, v: v, extent: N, count: p.qlen, src: func(b, g, s int) int { return (g*N + p.indptr[b] + s) * Dh }}, nil
+	}
+	if len(k.Shape) != 4 || k.Shape[0] != B || k.Shape[1] != G || k.Shape[3] != Dh || !v.SameShape(k.Shape) {
+		return nil, fmt.Errorf("append of k %v and v %v to a cache [2, %d, %d, %d, %d]", k.Shape, v.Shape, B, G, st.T, Dh)
+	}
 	S := k.Shape[2]
-	for c, nw := range [2]*Tensor{k, v} {
+	if st.layout != nil && S != st.S {
+		return nil, fmt.Errorf("append of %d tokens, but the state was loaded for %d", S, st.S)
+	}
+	return &newTokens{k: k, v: v, extent: S, count: func(int) int { return S }, src: func(b, g, s int) int { return ((b*G+g)*S + s) * Dh }}, nil
+}
+
+// write copies new token s of sequence b into both components of token
+// position t of the physical tensor after.
+func (st *stateStore) write(after *Tensor, nt *newTokens, b, s, t int) {
+	for c, nw := range [2]*Tensor{nt.k, nt.v} {
 		for g := range st.G {
 			dst := st.row(c, b, g, t)
-			src := ((b*st.G+g)*S + s) * st.Dh
+			src := nt.src(b, g, s)
 			copy(after.Data[dst:dst+st.Dh], nw.Data[src:src+st.Dh])
 		}
 	}
 }
 
-// appendPaged writes the new tokens into a copy of the page pool, at
-// positions len_b-S..len_b-1 of each sequence's own pages (the page table
-// describes the cache after the step). A new token may not land on a slot
-// holding a cached token or another new token, of any sequence.
-func (st *stateStore) appendPaged(k, v *Tensor) (*Tensor, error) {
+// appendPaged writes the new tokens into a copy of the page pool, after
+// each sequence's cached tokens in its own pages (the page table describes
+// the cache after the step). A new token may not land on a slot holding a
+// cached token or another new token, of any sequence.
+func (st *stateStore) appendPaged(nt *newTokens) (*Tensor, error) {
 	p := st.table
-	S := k.Shape[2]
 	used := make([]bool, st.phys.Shape[0]*p.Page)
 	for b, c := range st.cached {
 		for t := range c {
@@ -96,27 +127,27 @@ func (st *stateStore) appendPaged(k, v *Tensor) (*Tensor, error) {
 	}
 	after := st.phys.Clone()
 	for b, c := range st.cached {
-		for s := range S {
+		for s := range nt.count(b) {
 			t := c + s
 			pg, slot := p.slot(b, t)
 			if used[pg*p.Page+slot] {
 				return nil, fmt.Errorf("token %d of sequence %d would overwrite slot %d of page %d, which already holds a token", t, b, slot, pg)
 			}
 			used[pg*p.Page+slot] = true
-			st.write(after, k, v, b, s, t)
+			st.write(after, nt, b, s, t)
 		}
 	}
 	return after, nil
 }
 
 // appendRagged writes the new tokens into a copy of the ragged buffer: the
-// last S rows of each sequence, indptr[b+1]-S..indptr[b+1]-1 (indptr
-// describes the buffer after the step, so its shape does not change).
-func (st *stateStore) appendRagged(k, v *Tensor) *Tensor {
+// last rows of each sequence, up to indptr[b+1]-1 (indptr describes the
+// buffer after the step, so its shape does not change).
+func (st *stateStore) appendRagged(nt *newTokens) *Tensor {
 	after := st.phys.Clone()
 	for b, c := range st.cached {
-		for s := range k.Shape[2] {
-			st.write(after, k, v, b, s, c+s)
+		for s := range nt.count(b) {
+			st.write(after, nt, b, s, c+s)
 		}
 	}
 	return after

@@ -53,7 +53,8 @@ func DeriveDims(g *ir.Graph, dims map[string]int64) (map[string]int64, []string,
 }
 
 // stateExtents returns the batch B and token count T of a [2, B, G, T, Dh]
-// state and the number S of tokens appended to it in the step.
+// state and the number S of tokens appended to each sequence in the step
+// (for packed tokens the most one sequence may append, all N of them).
 func stateExtents(g *ir.Graph, v *ir.Value, dims map[string]int64) (b, t, s int, err error) {
 	shape, err := v.Type.Shape.Eval(dims)
 	if err != nil {
@@ -68,6 +69,9 @@ func stateExtents(g *ir.Graph, v *ir.Value, dims map[string]int64) (b, t, s int,
 			return 0, 0, 0, err
 		}
 		s = k[2]
+		if ap.Args[1].Packed != nil {
+			s = k[1] // packed [G, N, Dh]: a sequence appends at most N
+		}
 	}
 	return shape[1], shape[3], s, nil
 }

@@ -72,9 +72,6 @@ type Result struct {
 // (lengths below S or cached tokens above T included), unbound dims,
 // out-of-range gather ids and other runtime errors as errors.
 func Run(g *ir.Graph, dims map[string]int64, inputs map[string]*Tensor, opt Options) (res *Result, err error) {
-	if err := ir.RefusePacked(g, "evaluated"); err != nil {
-		return nil, err
-	}
 	m := &machine{
 		g: g, dims: dims, opt: opt,
 		vals:   map[*ir.Value]*Tensor{},
@@ -225,6 +222,9 @@ func (m *machine) exec(n *ir.Node, args []*Tensor, shapes [][]int) ([]*Tensor, e
 	case ir.OpCausal, ir.OpWindow:
 		return one(m.mask(n, args[0]))
 	case ir.OpRope:
+		if n.Args[0].Packed != nil {
+			return one(packedRope(args[0], args[1], n.Attr.Num))
+		}
 		return one(rope(args[0], args[1], n.Attr.Num))
 	case ir.OpReshape:
 		return one(reshape(args[0], out))
@@ -245,6 +245,9 @@ func (m *machine) exec(n *ir.Node, args []*Tensor, shapes [][]int) ([]*Tensor, e
 	case ir.OpTopK:
 		return one(m.topk(n, args[0]))
 	case ir.OpMatmul:
+		if n.Args[0].Packed != nil && len(args[1].Shape) > 2 {
+			return one(m.packedMatmul(n, args[0], args[1], out))
+		}
 		return one(m.matmul(n, args[0], args[1], out))
 	case ir.OpAppend:
 		return m.append(n, args, out)

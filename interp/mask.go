@@ -11,6 +11,8 @@ import (
 // sits at key position q = Tk_eff - Sq + i, where Tk_eff is the number of
 // keys of its sequence (Tk, or the ragged length when the key axis is
 // ragged); keys j > q, and for window also j < q - W + 1, become -Inf.
+// Packed queries (the Sq axis packed) count within their own sequence: the
+// query at index n of sequence b sits at len_b - qlen_b + n - indptr[b].
 func (m *machine) mask(n *ir.Node, s *Tensor) (*Tensor, error) {
 	r := len(s.Shape)
 	if r < 2 {
@@ -38,10 +40,20 @@ func (m *machine) mask(n *ir.Node, s *Tensor) (*Tensor, error) {
 	if len(out.Data) == 0 {
 		return out, nil
 	}
+	// pos gives query i's place among its sequence's queries and their
+	// count: i of sq, or, for packed tokens, its index in its own sequence.
+	pos := func(i int) (int, int) { return i, sq }
+	if p := n.Args[0].Packed; p != nil && p.Axis == r-2 {
+		ps, err := m.packedOf(p, sq)
+		if err != nil {
+			return nil, err
+		}
+		pos = func(i int) (int, int) { b := ps.seq[i]; return i - ps.indptr[b], ps.qlen(b) }
+	}
 	inf := math.Inf(-1)
 	for row := 0; row < len(out.Data); row += tk {
-		i := row / tk % sq
-		q := vd.limitAt(row, tk) - sq + i
+		i, cnt := pos(row / tk % sq)
+		q := vd.limitAt(row, tk) - cnt + i
 		lo := 0
 		if w > 0 {
 			lo = q - w + 1

@@ -33,17 +33,9 @@ func (m *machine) matmul(n *ir.Node, a, b *Tensor, out []int) (*Tensor, error) {
 	} else if bOff, err = batchOffsets(b.Shape[:rb-2], batch, K*N); err != nil {
 		return nil, fmt.Errorf("matmul right operand: %w", err)
 	}
-	// Ragged contraction limits.
-	var va, vb *validity
-	if r := n.Args[0].Ragged; r != nil && r.Axis == ra-1 {
-		if va, err = m.validity(n.Args[0], a.Shape); err != nil {
-			return nil, err
-		}
-	}
-	if r := n.Args[1].Ragged; r != nil && r.Axis == rb-2 {
-		if vb, err = m.validity(n.Args[1], b.Shape); err != nil {
-			return nil, err
-		}
+	va, vb, err := m.contraction(n, a, b)
+	if err != nil {
+		return nil, err
 	}
 	// perColumn: b's sequence is its last axis, so its limit varies with n.
 	perColumn := vb != nil && n.Args[1].Ragged.Batch == rb-1
@@ -131,4 +123,21 @@ func batchOffsets(in, out []int, matrix int) ([]int, error) {
 		}
 	}
 	return offs, nil
+}
+
+// contraction returns the validities that limit the contraction of a
+// matmul of a and b: a's when its last axis is ragged, b's when its
+// second-to-last is (nil where the axis is dense).
+func (m *machine) contraction(n *ir.Node, a, b *Tensor) (va, vb *validity, err error) {
+	if r := n.Args[0].Ragged; r != nil && r.Axis == len(a.Shape)-1 {
+		if va, err = m.validity(n.Args[0], a.Shape); err != nil {
+			return nil, nil, err
+		}
+	}
+	if r := n.Args[1].Ragged; r != nil && r.Axis == len(b.Shape)-2 {
+		if vb, err = m.validity(n.Args[1], b.Shape); err != nil {
+			return nil, nil, err
+		}
+	}
+	return va, vb, nil
 }

@@ -44,12 +44,27 @@ func (m *machine) validity(v *ir.Value, shape []int) (*validity, error) {
 		vd.batchStride, vd.batchSize = st[r.Batch], shape[r.Batch]
 		nb = shape[r.Batch]
 	}
-	if nb > len(lensT.Data) {
-		return nil, fmt.Errorf("%s has %d sequences on its batch axis %d but %s holds %d lengths", v.Ref(), nb, r.Batch, r.Lens.Ref(), len(lensT.Data))
+	// seqOf maps an index on the batch axis to its sequence: the identity,
+	// or each token's own sequence when the batch axis is packed tokens.
+	seqOf := func(b int) int { return b }
+	if p := v.Packed; p != nil && r.Batch == p.Axis {
+		ps, err := m.packedOf(p, nb)
+		if err != nil {
+			return nil, err
+		}
+		seqOf = func(n int) int { return ps.seq[n] }
+	}
+	less, err := m.lessOf(r)
+	if err != nil {
+		return nil, err
 	}
 	vd.lim = make([]int, nb)
-	for b := range nb {
-		vd.lim[b] = min(max(int(lensT.Data[b])+extra, 0), vd.axisSize)
+	for i := range nb {
+		b := seqOf(i)
+		if b >= len(lensT.Data) {
+			return nil, fmt.Errorf("%s has sequence %d on its batch axis %d but %s holds %d lengths", v.Ref(), b, r.Batch, r.Lens.Ref(), len(lensT.Data))
+		}
+		vd.lim[i] = min(max(int(lensT.Data[b])+extra-less(b), 0), vd.axisSize)
 	}
 	m.valids[v] = vd
 	return vd, nil
@@ -90,4 +105,26 @@ func (vd *validity) zero(t *Tensor) {
 			t.Data[i] = 0
 		}
 	}
+}
+
+// lessOf returns, per sequence, the positions a ragged marker's Less
+// removes: the tokens its indptr packs for that sequence (0 without Less).
+func (m *machine) lessOf(r *ir.Ragged) (func(b int) int, error) {
+	if r.Less == nil {
+		return func(int) int { return 0 }, nil
+	}
+	t, err := m.arg(r.Less)
+	if err != nil {
+		return nil, err
+	}
+	indptr, err := ints(t, r.Less.Name)
+	if err != nil {
+		return nil, err
+	}
+	return func(b int) int {
+		if b+1 < len(indptr) {
+			return indptr[b+1] - indptr[b]
+		}
+		return 0
+	}, nil
 }

@@ -24,13 +24,20 @@ import (
 //     c_b + s, where c_b sums the cached tokens of b (before the step) over
 //     the KV-cache states: the token extent T of a contiguous one, len_b - S
 //     of a paged or ragged one.
+//   - packed tokens (see ir.Packed): their indptr splits the N tokens over
+//     the B sequences at random, except that with B >= 2 the last sequence
+//     has no token and with B >= 3 the one before it exactly one (when N >=
+//     1); a packed rope position of token n of sequence b is c_b + n -
+//     indptr[b], c_b its cached tokens as above.
 //   - other i32 leaves: uniform in [0, 16).
 //   - paged and ragged states: the layout describes the cache after the
 //     step's append of S tokens (see Run), so its lengths len_b count them:
 //     sequence 0 holds exactly T + S tokens (T cached) and every other one a
 //     uniform length in [max(S, 1), T + S] (0 when T + S = 0), that is
 //     between 0 and T cached tokens (between 1 and T for a state no append
-//     writes, S = 0). A paged pool is filled with random values everywhere,
+//     writes, S = 0). Appending packed tokens, S is each sequence's own
+//     count qlen_b and the lower bound qlen_b (an empty sequence may hold
+//     no token at all). A paged pool is filled with random values everywhere,
 //     unused slots and the slots the new tokens will take included; its
 //     indices are distinct pages of the pool in random order: first each
 //     sequence's ceil(len_b/page) pages, then unused ones up to N. A ragged
@@ -50,9 +57,6 @@ type RandomOptions struct {
 
 // RandomInputsWith is RandomInputs with options.
 func RandomInputsWith(g *ir.Graph, dims map[string]int64, seed int64, opt RandomOptions) (map[string]*Tensor, error) {
-	if err := ir.RefusePacked(g, "evaluated"); err != nil {
-		return nil, err
-	}
 	full, _, err := DeriveDims(g, dims)
 	if err != nil {
 		return nil, err
@@ -62,7 +66,15 @@ func RandomInputsWith(g *ir.Graph, dims map[string]int64, seed int64, opt Random
 		rng:      rand.New(rand.NewPCG(uint64(seed), 0x5eed_f05e)),
 		out:      map[string]*Tensor{},
 		lens:     map[*ir.Value][]int{},
-		appended: map[*ir.Value]int{},
+		appended: map[*ir.Value][]int{},
+		qlens:    map[*ir.Value][]int{},
+	}
+	for _, v := range g.Inputs {
+		if v.Packed != nil {
+			if err := gen.packedIndptr(v); err != nil {
+				return nil, fmt.Errorf("input %s: %w", v.Name, err)
+			}
+		}
 	}
 	for _, v := range g.States {
 		if l := v.Def.Attr.Layout; l != nil && l.Kind != ir.Contiguous {
@@ -93,9 +105,11 @@ type generator struct {
 	rng   *rand.Rand
 	out   map[string]*Tensor
 	// lens are the sequence lengths chosen for each layout state, after
-	// the step's append; appended the tokens the step appends to it.
+	// the step's append; appended the tokens the step appends to each
+	// sequence; qlens the tokens per sequence of each packed indptr.
 	lens     map[*ir.Value][]int
-	appended map[*ir.Value]int
+	appended map[*ir.Value][]int
+	qlens    map[*ir.Value][]int
 }
 
 // leaf generates an input, param or contiguous state.
@@ -157,6 +171,10 @@ func (gen *generator) intLeaf(v *ir.Value, shape []int) error {
 		for i := range t.Data {
 			t.Data[i] = float64(gen.rng.IntN(vs[0]))
 		}
+	} else if p := v.Packed; p != nil && gen.readBy(v, ir.OpRope, 1) {
+		if err := gen.packedPositions(t, p); err != nil {
+			return err
+		}
 	} else if gen.readBy(v, ir.OpRope, 1) && len(shape) == 2 {
 		for b := range shape[0] {
 			c, err := gen.cached(b)
@@ -190,7 +208,7 @@ func (gen *generator) cached(b int) (int, error) {
 		}
 		if lens, ok := gen.lens[v]; ok {
 			if b < len(lens) {
-				total += lens[b] - gen.appended[v]
+				total += lens[b] - gen.appended[v][b]
 			}
 			continue
 		}

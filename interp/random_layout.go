@@ -9,7 +9,8 @@ import (
 // layoutState generates a paged or ragged state and its layout inputs. The
 // layout describes each sequence's cache after the step's append of S
 // tokens: the lengths len_b lie in [S, T+S] (at least 1), the first one
-// exactly T+S. States sharing a layout's indptr input share its lengths.
+// exactly T+S; S is qlen_b, sequence b's own, for packed tokens (and 0
+// tokens then possible). States sharing a layout's indptr input share its lengths.
 func (gen *generator) layoutState(v *ir.Value) error {
 	l := v.Def.Attr.Layout
 	B, T, S, err := stateExtents(gen.g, v, gen.dims)
@@ -21,27 +22,39 @@ func (gen *generator) layoutState(v *ir.Value) error {
 		return err
 	}
 	G, Dh := shape[2], shape[4]
+	adds, lo := make([]int, B), make([]int, B)
+	for b := range adds {
+		adds[b], lo[b] = S, max(S, 1)
+	}
+	if ap := gen.g.AppendOf(v); ap != nil && ap.Args[1].Packed != nil {
+		q := gen.qlens[ap.Args[1].Packed.Indptr]
+		if len(q) != B {
+			return fmt.Errorf("its appended tokens are packed for %d sequences, its batch is %d", len(q), B)
+		}
+		copy(adds, q)
+		copy(lo, q)
+	}
 	lens := gen.sharedLens(l)
 	if lens == nil {
 		lens = make([]int, B)
-		lo := max(S, 1)
 		for b := range lens {
+			hi := T + adds[b]
 			switch {
-			case T+S == 0:
+			case hi == 0:
 			case b == 0 || gen.opt.FullLengths:
-				lens[b] = T + S
+				lens[b] = hi
 			default:
-				lens[b] = lo + gen.rng.IntN(T+S-lo+1)
+				lens[b] = lo[b] + gen.rng.IntN(hi-lo[b]+1)
 			}
 		}
 	}
 	for b, n := range lens {
-		if n < S || n > T+S {
-			return fmt.Errorf("shares its layout with a state whose sequence %d holds %d tokens; appending %d tokens to at most T = %d cached needs [%d, %d]", b, n, S, T, S, T+S)
+		if n < adds[b] || n > T+adds[b] {
+			return fmt.Errorf("shares its layout with a state whose sequence %d holds %d tokens; appending %d tokens to at most T = %d cached needs [%d, %d]", b, n, adds[b], T, adds[b], T+adds[b])
 		}
 	}
 	gen.lens[v] = lens
-	gen.appended[v] = S
+	gen.appended[v] = adds
 	switch l.Kind {
 	case ir.Paged:
 		return gen.pagedState(v, lens, G, Dh)

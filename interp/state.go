@@ -13,9 +13,11 @@ type stateStore struct {
 	phys, after *Tensor
 	// B, G, T, Dh are the extents of the logical [2, B, G, T, Dh] view.
 	B, G, T, Dh int
-	// S is the number of tokens the step appends to the state (0 when no
-	// append writes it).
-	S int
+	// S is the number of tokens the step appends to each sequence of the
+	// state (0 when no append writes it); packed, when set, are the
+	// sequences of packed tokens appended instead, qlen(b) to sequence b.
+	S      int
+	packed *packedSeqs
 	// lens are the tokens per sequence the layout describes, after the
 	// step's append (nil for a contiguous state); cached are the tokens
 	// before it, lens - S: the state's logical view (nil: T for every
@@ -96,17 +98,29 @@ func (m *machine) loadState(v *ir.Value, t *Tensor) error {
 		if err != nil {
 			return err
 		}
-		if len(k) == 4 {
+		switch p := ap.Args[1].Packed; {
+		case p != nil && len(k) == 3:
+			if st.packed, err = m.packedOf(p, k[1]); err != nil {
+				return err
+			}
+			if len(st.packed.indptr)-1 != st.B {
+				return fmt.Errorf("%s packs %d sequences, the state has batch %d", p.Indptr.Name, len(st.packed.indptr)-1, st.B)
+			}
+		case len(k) == 4:
 			st.S = k[2]
 		}
 	}
 	st.cached = make([]int, st.B)
 	for b, l := range st.lens {
-		if l < st.S {
-			return fmt.Errorf("sequence %d holds %d tokens after the step, fewer than the %d it appends: the %s layout describes the cache after the append", b, l, st.S, st.layout.Kind)
+		s := st.S
+		if st.packed != nil {
+			s = st.packed.qlen(b)
 		}
-		if st.cached[b] = l - st.S; st.cached[b] > st.T {
-			return fmt.Errorf("sequence %d holds %d cached tokens before the step (%d after appending %d), more than T = %d", b, st.cached[b], l, st.S, st.T)
+		if l < s {
+			return fmt.Errorf("sequence %d holds %d tokens after the step, fewer than the %d it appends: the %s layout describes the cache after the append", b, l, s, st.layout.Kind)
+		}
+		if st.cached[b] = l - s; st.cached[b] > st.T {
+			return fmt.Errorf("sequence %d holds %d cached tokens before the step (%d after appending %d), more than T = %d", b, st.cached[b], l, s, st.T)
 		}
 	}
 	if err := checkTensor(t, phys); err != nil {

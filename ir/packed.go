@@ -126,8 +126,9 @@ func inferPackedRope(x, pos *Value) ([]Result, *TypeError) {
 }
 
 // RefusePacked returns a positioned error at the first input of g declared
-// @ packed(...), whose tokens neither the reference interpreter nor the
-// passes pair with their sequences yet; nil when there is none.
+// @ packed(...), for a stage that does not pair packed tokens with their
+// sequences yet (what names what it would do with them); nil when there is
+// none.
 func RefusePacked(g *Graph, what string) error {
 	for _, v := range g.Inputs {
 		if p := v.Packed; p != nil {

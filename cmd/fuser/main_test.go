@@ -82,20 +82,30 @@ func TestExitCodes(t *testing.T) {
 	}
 }
 
+// TestEvalJSON evaluates a paged decode step (its page-pool dims derived)
+// and the varlen layer (packed prompts over a ragged cache).
 func TestEvalJSON(t *testing.T) {
-	out, code := runCmd(t, "eval", "paged_decode", "-dims", "B=2,S=1,T=33", "--json")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, out)
-	}
-	var got evalOutput
-	if err := json.Unmarshal([]byte(out), &got); err != nil {
-		t.Fatal(err)
-	}
-	if len(got.Outputs) != 1 || !got.Outputs[0].Finite || got.Outputs[0].RMS == 0 {
-		t.Errorf("outputs %+v", got.Outputs)
-	}
-	if len(got.Derived) == 0 {
-		t.Errorf("expected derived page-pool dims, got %v", got.Dims)
+	for _, tc := range []struct {
+		spec, dims string
+		derived    bool
+	}{
+		{"paged_decode", "B=2,S=1,T=33", true},
+		{"../../testdata/varlen/small_ragged.fu", "B=5,N=9,T=6", false},
+	} {
+		out, code := runCmd(t, "eval", tc.spec, "-dims", tc.dims, "--json")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.spec, code, out)
+		}
+		var got evalOutput
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Outputs) != 1 || !got.Outputs[0].Finite || got.Outputs[0].RMS == 0 {
+			t.Errorf("%s: outputs %+v", tc.spec, got.Outputs)
+		}
+		if (len(got.Derived) > 0) != tc.derived {
+			t.Errorf("%s: derived dims %v, want some: %v", tc.spec, got.Derived, tc.derived)
+		}
 	}
 }
 
