@@ -24,7 +24,8 @@ const PermutedStoreMaxDh = 128
 // constant multiple of the kv heads, keys and values ragged along their
 // token axis only, each key a row or stored transposed ([B, G, Dh, T]:
 // the decode and the mma.sync prefill read those, the wgmma prefill does
-// not: WGMMAPrefill); a score bias of any float dtype, dense. The launch pass
+// not: WGMMAPrefill); a score bias of any float dtype, dense; queries
+// [B, H, S, Dh], not packed tokens (Varlen). The launch pass
 // asks it before choosing a variant, so that a kernel codegen cannot write
 // is never planned and the CUDA-core fallback is a recorded decision;
 // codegen/cuda refuses by the same rule.
@@ -41,6 +42,9 @@ func FlashAttention(n *ir.Node) error {
 	}
 	if len(n.Args) != want {
 		return fmt.Errorf("%d arguments, want %d", len(n.Args), want)
+	}
+	if n.Attr.Attn.Varlen {
+		return fmt.Errorf("packed queries (varlen): the tensor-core kernels take queries [B, H, S, Dh], a tile of one sequence's rows")
 	}
 	q := n.Args[0]
 	qs := q.Type.Shape

@@ -18,11 +18,15 @@ import (
 // and the weighted sum of the values. A cascade node's keys are the shared
 // prefix Kp, Vp [1, G, L, Dh] followed by K, V. Keys stored transposed
 // (KeysT, K [B, G, Dh, T]) are read as their transpose. Keys past a ragged K's or
-// V's length do not exist; a query with every key masked gives 0.
+// V's length do not exist; a query with every key masked gives 0. Packed
+// queries (Varlen) are varlenAttention's.
 func (m *machine) attention(n *ir.Node, args []*Tensor, out []int) (*Tensor, error) {
 	at := n.Attr.Attn
 	if at == nil {
 		return nil, fmt.Errorf("attention node without a variant")
+	}
+	if at.Varlen {
+		return m.varlenAttention(n, args, out)
 	}
 	want := 3
 	if at.Cascade {
@@ -93,8 +97,7 @@ func (m *machine) attention(n *ir.Node, args []*Tensor, out []int) (*Tensor, err
 	}
 	res := New(out...)
 	var scores []float64
-	type key struct{ k, v []float64 }
-	var keys []key
+	var keys []attnKey
 	for b := range B {
 		for h := range H {
 			// Gather this head's existing keys in order.
@@ -106,7 +109,7 @@ func (m *machine) attention(n *ir.Node, args []*Tensor, out []int) (*Tensor, err
 				base := (bb*G + g) * T * Dh
 				cnt := min(s.vk.limitAt(base, T), s.vv.limitAt(base, T))
 				for j := range cnt {
-					keys = append(keys, key{s.k.Data[base+j*Dh : base+(j+1)*Dh], s.v.Data[base+j*Dh : base+(j+1)*Dh]})
+					keys = append(keys, attnKey{s.k.Data[base+j*Dh : base+(j+1)*Dh], s.v.Data[base+j*Dh : base+(j+1)*Dh]})
 				}
 			}
 			tk := len(keys)
@@ -115,47 +118,60 @@ func (m *machine) attention(n *ir.Node, args []*Tensor, out []int) (*Tensor, err
 			}
 			scores = scores[:tk]
 			for i := range S {
-				qv := q.Data[((b*H+h)*S+i)*Dh:][:Dh]
-				pos := tk - S + i
-				mx := math.Inf(-1)
-				for j, kv := range keys {
-					if (at.Causal && j > pos) || (window > 0 && j <= pos-window) {
-						scores[j] = math.Inf(-1)
-						continue
-					}
-					d := 0.0
-					for x := range Dh {
-						d += qv[x] * kv.k[x]
-					}
-					d *= at.Scale
-					if bias != nil {
-						d += at.BiasScale * bias.row(b, h, i)[j]
-					}
-					if at.Softcap != 0 {
-						d = at.Softcap * math.Tanh(d/at.Softcap)
-					}
-					scores[j] = d
-					mx = math.Max(mx, d)
+				var brow []float64
+				if bias != nil {
+					brow = bias.row(b, h, i)
 				}
-				o := res.Data[((b*H+h)*S+i)*Dh:][:Dh]
-				if math.IsInf(mx, -1) {
-					continue
-				}
-				sum := 0.0
-				for j := range scores {
-					scores[j] = math.Exp(scores[j] - mx)
-					sum += scores[j]
-				}
-				for j, kv := range keys {
-					p := scores[j] / sum
-					for x := range Dh {
-						o[x] += p * kv.v[x]
-					}
-				}
+				attendRow(at, window, q.Data[((b*H+h)*S+i)*Dh:][:Dh], keys, tk-S+i, brow, scores, res.Data[((b*H+h)*S+i)*Dh:][:Dh])
 			}
 		}
 	}
 	return res, nil
+}
+
+// attnKey is one existing key of a head: its key and value rows.
+type attnKey struct{ k, v []float64 }
+
+// attendRow adds to o the attention of query row qv at key position pos
+// over keys (scores is scratch of len(keys)): the scores as the node's
+// variant computes them (bias the query's bias row, nil without one),
+// masked, softmax, and the weighted sum of the values; o stays 0 when every
+// key is masked.
+func attendRow(at *ir.Attention, window int, qv []float64, keys []attnKey, pos int, bias, scores, o []float64) {
+	mx := math.Inf(-1)
+	for j, kv := range keys {
+		if (at.Causal && j > pos) || (window > 0 && j <= pos-window) {
+			scores[j] = math.Inf(-1)
+			continue
+		}
+		d := 0.0
+		for x := range qv {
+			d += qv[x] * kv.k[x]
+		}
+		d *= at.Scale
+		if bias != nil {
+			d += at.BiasScale * bias[j]
+		}
+		if at.Softcap != 0 {
+			d = at.Softcap * math.Tanh(d/at.Softcap)
+		}
+		scores[j] = d
+		mx = math.Max(mx, d)
+	}
+	if math.IsInf(mx, -1) {
+		return
+	}
+	sum := 0.0
+	for j := range scores {
+		scores[j] = math.Exp(scores[j] - mx)
+		sum += scores[j]
+	}
+	for j, kv := range keys {
+		p := scores[j] / sum
+		for x := range o {
+			o[x] += p * kv.v[x]
+		}
+	}
 }
 
 // keyRows is the shape of keys of shape sh in the key-major order

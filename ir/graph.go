@@ -153,6 +153,14 @@ type Attention struct {
 	// The attention pass sets it only over dense keys: not with a cascade,
 	// nor over keys an append writes or a paged or ragged cache holds.
 	KeysT bool
+	// Varlen says the queries are packed tokens of several sequences
+	// (ir.Packed): the query argument is [H, N, Dh] packed on its token
+	// axis, K and V are [B, G, T, Dh] of the B sequences of its indptr, and
+	// token n of sequence b attends to sequence b's keys only, at key
+	// position len_b - qlen_b + (n - indptr[b]) (len_b its keys, qlen_b its
+	// tokens); the result is [H, N, Dh], packed alike. No cascade, bias or
+	// keys stored transposed with it.
+	Varlen bool
 }
 
 // NewValue adds a value of type t defined by n, with the next ID.

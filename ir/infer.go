@@ -27,7 +27,7 @@ type Result struct {
 // builder uses it to type new nodes and Verify to re-check every node.
 func Infer(n *Node) ([]Result, *TypeError) {
 	switch n.Op {
-	case OpRope, OpMatmul, OpAppend:
+	case OpRope, OpMatmul, OpAppend, OpAttention:
 		return inferTypes(n) // they pair packed tokens themselves
 	}
 	res, err := inferTypes(n)
@@ -620,6 +620,9 @@ func inferAttention(n *Node) ([]Result, *TypeError) {
 		return nil, typeErr("", "attention needs %d arguments and a variant", want)
 	}
 	q := n.Args[0]
+	if q.Packed != nil || n.Attr.Attn.Varlen {
+		return inferVarlenAttention(n)
+	}
 	qs := q.Type.Shape
 	if len(qs) != 4 {
 		return nil, typeErr("", "attention query must be [B, H, S, Dh], got %s", q.Type)

@@ -53,8 +53,6 @@ func packedOf(n *Node, res []Result) (*Packed, *TypeError) {
 			return nil, typeErr("gather rows of a table of weights", "gather from a packed table")
 		}
 		return p, nil
-	case OpAttention:
-		return nil, typeErr("", "attention over packed queries is written as matmuls and a softmax")
 	}
 	out := res[0].Type.Shape
 	return &Packed{Axis: p.Axis + len(out) - len(px.Type.Shape), Indptr: p.Indptr}, samePacked(n.Args, out)

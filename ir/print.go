@@ -111,7 +111,7 @@ func (n *Node) attrString() string {
 }
 
 // String prints the variant: scale, then bias (its factor), causal,
-// window, softcap, cascade, transposed keys when present.
+// window, softcap, cascade, transposed keys, varlen when present.
 func (at *Attention) String() string {
 	s := fmt.Sprintf("scale=%.6g", at.Scale)
 	if at.Bias {
@@ -131,6 +131,9 @@ func (at *Attention) String() string {
 	}
 	if at.KeysT {
 		s += " keys=transposed"
+	}
+	if at.Varlen {
+		s += " varlen"
 	}
 	return s
 }

@@ -83,8 +83,13 @@ func matchAttention(s *State, pv *ir.Node, users map[*ir.Value][]*ir.Node) (atte
 // withBias appends the walk's key-varying bias to the node's arguments.
 // The kernels index it by a key's position in a dense row of the
 // sequence's keys, so keys with per-sequence lengths (a paged or ragged
-// cache) or a cascade's two sources are explained instead.
+// cache), a cascade's two sources and packed queries are explained
+// instead.
 func withBias(s *State, m attentionMatch, w *scoreWalk) (attentionMatch, bool) {
+	if m.variant.Varlen {
+		s.explain(false, "attention at %s: the bias %s over packed queries: the varlen attention kernel takes no bias", w.where, w.keyed.Ref())
+		return attentionMatch{}, false
+	}
 	if m.variant.Cascade {
 		s.explain(false, "attention at %s: the bias %s over a cascade's shared prefix and own keys: the cascade kernels take no bias", w.where, w.keyed.Ref())
 		return attentionMatch{}, false

@@ -208,6 +208,12 @@ func planEqualsGraph(g *ir.Graph, p *plan.Plan, dims map[string]int64, seed int6
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
+	return sameResults(got, want)
+}
+
+// sameResults compares got's outputs and states with want's to 1e-12 of
+// each tensor's scale.
+func sameResults(got, want *interp.Result) error {
 	for what, pair := range map[string][2]map[string]*interp.Tensor{"output": {got.Outputs, want.Outputs}, "state": {got.States, want.States}} {
 		for name, w := range pair[1] {
 			if e := relDiff(pair[0][name], w); !(e <= 1e-12) {

@@ -3,9 +3,13 @@ package passes
 import "github.com/fuser-dev/fuser/ir"
 
 // matchQK checks the Q·Kᵀ product and the value operand, and recognises a
-// cascade (shared prefix concatenated with per-request keys).
+// cascade (shared prefix concatenated with per-request keys) and packed
+// queries (matchVarlen).
 func matchQK(s *State, pv, qk *ir.Node, at *ir.Attention, where string) (attentionMatch, bool) {
 	q, kt, v := qk.Args[0], qk.Args[1], pv.Args[1]
+	if q.Packed != nil {
+		return matchVarlen(s, q, kt, v, at, where)
+	}
 	k, ok := keysOf(s, kt, at, where)
 	if !ok {
 		return attentionMatch{}, false

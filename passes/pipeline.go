@@ -23,6 +23,9 @@ type Pass struct {
 	// Partial passes leave ops no kernel holds yet: the plan is verified
 	// after every other pass.
 	Partial bool
+	// Packed passes handle packed variable-length tokens (ir.Packed); a
+	// packed graph is refused, at its packed input, before any other pass.
+	Packed bool
 	// Run transforms the state and returns how many changes it made.
 	Run func(*State) (int, error)
 }
@@ -96,8 +99,8 @@ func (s *State) explain(fired bool, format string, args ...any) {
 
 // Fused is the optimising pipeline.
 var Fused = []Pass{
-	{Name: "canonicalize", Doc: "CSE, constant folding and normal forms (softmax written out, scales on either matmul operand moved after it, division by a constant, nested transposes)", Run: canonicalize},
-	{Name: "attention", Doc: "written attention to a flash node: scale, mask, softcap, GQA, cascade, paged KV", Run: attention},
+	{Name: "canonicalize", Doc: "CSE, constant folding and normal forms (softmax written out, scales on either matmul operand moved after it, division by a constant, nested transposes)", Packed: true, Run: canonicalize},
+	{Name: "attention", Doc: "written attention to a flash node: scale, mask, softcap, GQA, cascade, paged KV, packed queries (varlen)", Packed: true, Run: attention},
 	{Name: "sibling", Doc: "matmuls reading one input with param weights become one matmul over the weights joined at load, split", Run: sibling},
 	{Name: "fold", Doc: "ops of params and constants only move to the load stage, run once after the weights are loaded", Partial: true, Run: fold},
 	{Name: "epilogue", Doc: "matmul kernels absorb their element-wise consumers: bias, activation, residual, SwiGLU, RoPE, KV append", Partial: true, Run: epilogue},
@@ -218,13 +221,15 @@ func run(g *ir.Graph, passes []Pass, opt Options, apart, noPrologue map[string]s
 	if err := opt.Target.Verify(); err != nil {
 		return nil, err
 	}
-	if err := ir.RefusePacked(g, "planned"); err != nil {
-		return nil, err
-	}
 	s := &State{Graph: g.Clone(), Dims: opt.Dims, Target: opt.Target, DecodeSplitKeys: opt.DecodeSplitKeys, SIMTAttention: opt.SIMTAttention, gemmWGMMA: opt.GemmWGMMA, gemvTiles: opt.GemvTiles, gemvCols: opt.GemvCols, kernelOf: map[*ir.Node]*plan.Kernel{}, apart: apart, noPrologue: noPrologue}
 	for _, p := range passes {
 		if p.Bound && s.Dims == nil {
 			continue
+		}
+		if !p.Packed {
+			if err := ir.RefusePacked(g, "planned past the attention pass"); err != nil {
+				return nil, err
+			}
 		}
 		s.pass = p.Name
 		if _, err := p.Run(s); err != nil {

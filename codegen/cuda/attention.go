@@ -55,6 +55,9 @@ func (k *kgen) attModel() (*attModel, error) {
 	if n.Op != ir.OpAttention || len(k.pk.Nodes) != 1 {
 		return nil, fmt.Errorf("attention kernel %s: unexpected ops", k.pk.Name)
 	}
+	if n.Attr.Attn.Varlen {
+		return nil, fmt.Errorf("attention kernel %s: attention over packed queries (varlen) is not generated yet", k.pk.Name)
+	}
 	m := &attModel{k: k, at: n.Attr.Attn, q: n.Args[0], out: n.Outs[0]}
 	qs := shapeOf(m.q)
 	dh, ok := qs[3].value()
