@@ -14,7 +14,8 @@
 # transposed-weight and cast matmul layers), then the cases it leaves out
 # (the regression and 32 generated specs, Llama-3-8B at full size; REST=0
 # leaves them out, REST_CASES=REGEXP picks among them). OUT/suite.tgz,
-# refreshed every 20 s.
+# refreshed every 20 s. SAN_CASES, when set, replaces the sanitizers'
+# cases.
 set -u
 here=$(pwd)/.gpu
 out=${OUT:?}
@@ -25,7 +26,7 @@ for f in "$here"/*.gz; do [ -f "$f" ] && gunzip -f "$f"; done
 chmod +x "$here"/gpu.test "$here"/runtime.test "$here"/run.sh
 (while sleep 20; do tar czf "$out/suite.tgz.part" -C "$(dirname "$r")" suite && mv "$out/suite.tgz.part" "$out/suite.tgz"; done) &
 tarloop=$!
-SAN_CASES='^(tiny/small/B=2,S=1,T=1|tiny/small/B=4,S=1,T=1720|mixtral_moe/small/|llama3_8b/small/B=4,S=1,T=2183|llama3_8b/small/B=2,S=45,T=99|mat_res_bf16_4104x120/|mat_tres_bf16_1032x200/|mat_cast_bf16_1001x517/small/B=3)' \
+SAN_CASES=${SAN_CASES:-'^(tiny/small/B=2,S=1,T=1|tiny/small/B=4,S=1,T=1720|mixtral_moe/small/|llama3_8b/small/B=4,S=1,T=2183|llama3_8b/small/B=2,S=45,T=99|mat_res_bf16_4104x120/|mat_tres_bf16_1032x200/|mat_cast_bf16_1001x517/small/B=3)'} \
 	SUITE_CASES=/small/ SKIP_LADDER=1 SKIP_BENCH=1 SKIP_COMPARE=1 SKIP_NCU=1 SKIP_REFCHECK=1 \
 	STEP_TIMEOUT=330 "$here/run.sh" "$r"
 echo "run.sh: exit $?" >>"$r/summary.txt"
