@@ -183,7 +183,7 @@ func (m *attModel) emitContext(w *writer) error {
 		}
 	}
 	m.fn(w, "int krow(i64 b, i64 g, i64 t, const i64 (&n)[NSRC], i64& rk, i64& rv)", krow.String())
-	if err := m.emitKeysT(w); err != nil {
+	if err := m.k.emitKeysT(w, m.at, m.srcs[0].k, len(m.srcs), func(decl, body string) { m.fn(w, decl, body) }); err != nil {
 		return err
 	}
 	kd := dsuf(m.kvDType)
@@ -235,38 +235,6 @@ func (m *attModel) emitContext(w *writer) error {
 	m.fn(w, "OT* out(i64 b, i64 h, i64 i, int d)", "return "+oa+";")
 	w.close("};")
 	return nil
-}
-
-// emitKeysT writes whether the keys are stored transposed, KTRANS (K
-// [B, G, Dh, T]: krow's rk is then the offset of a key's dim 0), and with
-// it kdo(d), the offset of dim d of a key from its dim 0.
-func (m *attModel) emitKeysT(w *writer) error {
-	w.line("// Whether K is stored transposed, a key a column of its buffer.")
-	w.line("static constexpr bool KTRANS = %t;", m.at.KeysT)
-	if !m.at.KeysT {
-		return nil
-	}
-	do, err := m.k.keysTDimOffset(m.srcs[0].k, len(m.srcs))
-	if err != nil {
-		return err
-	}
-	m.fn(w, "i64 kdo(int d)", fmt.Sprintf("return %s;", do))
-	return nil
-}
-
-// keysTDimOffset is the offset of dim d of a key from its dim 0 in keys kt
-// stored transposed, [B, G, Dh, T], the one source of nsrc of an attention
-// kernel: the stride of kt's view along its head dim, times d.
-func (k *kgen) keysTDimOffset(kt *ir.Value, nsrc int) (ix, error) {
-	vw, err := k.viewOf(kt)
-	if err != nil {
-		return ix{}, err
-	}
-	if vw.cache != nil || nsrc != 1 {
-		return ix{}, fmt.Errorf("attention kernel %s: keys stored transposed are one source of a strided view", k.pk.Name)
-	}
-	a := vw.axes[2]
-	return ixSub(axisOffset(a, ixv("d")), axisOffset(a, ixc(0))), nil
 }
 
 // emitBias writes the score bias: BIAS, whether there is one, and with

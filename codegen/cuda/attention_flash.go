@@ -253,7 +253,8 @@ func (m *flashModel) emitContext(w *writer, chunk, nps int64) error {
 	if err != nil {
 		return err
 	}
-	if err := m.emitKeysT(w); err != nil {
+	member := func(decl, body string) { w.line("%s %s const { %s }", ctxMember, decl, body) }
+	if err := m.k.emitKeysT(w, m.at, m.srcs[0].k, len(m.srcs), member); err != nil {
 		return err
 	}
 	w.line("// Whether every key's K and V rows lie DH elements after the key before's")
@@ -319,24 +320,6 @@ func (m *flashModel) keySequence() (bool, error) {
 		}
 	}
 	return true, nil
-}
-
-// emitKeysT writes whether the keys are stored transposed, KEYST (K
-// [B, G, Dh, T]: the row of key j is then its column, the address of its
-// dim 0), and with it kdo(d), the offset of dim d of a key from its dim 0.
-func (m *flashModel) emitKeysT(w *writer) error {
-	w.line("// Whether K is stored transposed, a key a column of its buffer (its row")
-	w.line("// the address of its dim 0; dim d kdo(d) further).")
-	w.line("static constexpr bool KEYST = %t;", m.at.KeysT)
-	if !m.at.KeysT {
-		return nil
-	}
-	do, err := m.k.keysTDimOffset(m.srcs[0].k, len(m.srcs))
-	if err != nil {
-		return err
-	}
-	w.line("%s i64 kdo(int d) const { return %s; }", ctxMember, do)
-	return nil
 }
 
 // emitRows writes the context's K and V rows: row, and its two halves

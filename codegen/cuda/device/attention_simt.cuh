@@ -57,7 +57,7 @@
  *   rk, rv)             counts) of kv head g, returned, and the element
  *                       offsets of its K and V rows in that source's
  *                       buffers kbuf(src), vbuf(src);
- *   KTRANS, kdo(d)      whether K is stored transposed ([B, G, Dh, T]: rk
+ *   KEYST, kdo(d)       whether K is stored transposed ([B, G, Dh, T]: rk
  *                       is then the offset of the key's dim 0, and kdo(d)
  *                       that of its dim d from there);
  *   KT, KVEC            the K and V element type, and the alignment in
@@ -116,7 +116,7 @@ FZ_DEV bool fz_att_simt_masked(const C& c, i64 tk, i64 i, i64 j) {
 template <class C, int KS>
 FZ_DEV void fz_att_simt_tile(const C& c, const i64* srk, const i64* srv, const int* ssrc, float* sk, float* sv) {
   constexpr int DH = C::DH;
-  if constexpr (C::KTRANS) {
+  if constexpr (C::KEYST) {
     // Keys stored transposed: consecutive threads read consecutive keys of
     // one dim (srk the offsets of the keys' dim 0), then the value rows.
     for (int e = threadIdx.x; e < C::BC * DH; e += blockDim.x) {
