@@ -185,12 +185,15 @@ func gemmRows(mm *ir.Node, eval func(ir.Dim) int64) (m, units int64) {
 // gemvNarrow is the launch of a one-row GEMV whose tiles of
 // plan.GemvCols columns would leave half the SMs idle: the narrowest
 // tiles, in steps of plan.GemvNarrowStep slots, whose count (codegen's,
-// Options.GemvTiles) fits the SMs a block each, so that every block
-// streams all of K for its columns and stores its outputs with no split
-// to join. colBytes is a weight column's bytes over K. It is nil where
-// codegen takes no narrow tiles, and where the narrowest leave half the
-// SMs idle and a block's share of the weight is more than it has in
-// flight (a short N over a long K, which split-K spreads over every SM).
+// Options.GemvTiles) fits the SMs a block each, where a tile's whole
+// share of the weight is in flight at once (a small weight: one round
+// trip a block, and no split to join). colBytes is a weight column's
+// bytes over K. It is nil where codegen takes no narrow tiles, and where
+// a block's share is more than it has in flight: such a block streams a
+// strip of the weight a few sectors wide row after row, which ran at
+// 40-60% of the copy ceiling where split-K's 256-column tiles ran at
+// 80-90% (Llama-3-8B's B1 QKV, O and down projections on the H100,
+// bench/results/2026-12-07-decode/), so split-K takes it.
 func gemvNarrow(s *State, k *plan.Kernel, batch, m, colBytes int64) *plan.Launch {
 	if s.gemvTiles == nil {
 		return nil
@@ -205,15 +208,12 @@ func gemvNarrow(s *State, k *plan.Kernel, batch, m, colBytes int64) *plan.Launch
 		if blocks > s.Target.SMs {
 			continue
 		}
-		switch share := tn * colBytes; {
-		case 2*blocks > s.Target.SMs:
-			s.explain(true, "%s: %d GEMV tiles of %d slots fill the SMs, K unsplit", k.Name, blocks, tn)
-		case share <= plan.GemvBlockInFlight:
-			s.explain(true, "%s: %d GEMV tiles of %d slots, each %d bytes of weight, all in flight at once: K unsplit", k.Name, blocks, tn, share)
-		default:
-			s.explain(false, "%s: %d GEMV tiles of %d slots would leave half the SMs idle, each streaming %d bytes; K is split", k.Name, blocks, tn, share)
+		share := tn * colBytes
+		if share > plan.GemvBlockInFlight {
+			s.explain(false, "%s: %d GEMV tiles of %d slots would each stream %d bytes of weight, more than a block has in flight; K is split", k.Name, blocks, tn, share)
 			return nil
 		}
+		s.explain(true, "%s: %d GEMV tiles of %d slots, each %d bytes of weight, all in flight at once: K unsplit", k.Name, blocks, tn, share)
 		return &plan.Launch{Variant: plan.VariantGemv, Grid: [3]int64{tiles, batch, 1}, Block: gemvBlock, SharedBytes: plan.GemvSharedBytes(m, false), Launches: 1, Splits: 1, Tile: [2]int64{m, tn}}
 	}
 	return nil

@@ -3,6 +3,7 @@ package passes_test
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -380,49 +381,65 @@ func TestGemmWGFallbackExplained(t *testing.T) {
 	}
 }
 
-// TestGemvNarrowLaunch checks the one-row GEMVs of the Llama-3-8B decode
-// step when the passes ask codegen for narrow tiles (Options.GemvTiles):
-// the narrowest tiles in 16-slot steps that fit the SMs a block each, K
-// unsplit and no partials, on the H200 (132 SMs: QKV 130 tiles of 48
-// slots, its RoPE pairs whole; O and down 128 of 32) and the A100 (108:
-// QKV 96 of 64, O and down 86 of 48); gate/up's 112 tiles of 256 as
-// before. The choice is in the log. Where codegen refuses, or is not
-// asked, K is split as before.
+// TestGemvNarrowLaunch checks the one-row GEMVs when the passes ask
+// codegen for narrow tiles (Options.GemvTiles): where a tile's share of
+// the weight is all in flight at once (GPT-2 small at B1 on the H200: QKV
+// in 72 tiles of 32 slots, O in 48 of 16, the MLP's up in 96 of 32) the
+// narrowest tiles that fit the SMs a block each, K unsplit and no
+// partials; where it is more (Llama-3-8B's QKV, O and down, and GPT-2's
+// down) K is split, gate/up's 112 tiles of 256 as before. The choice is
+// in the log. Where codegen refuses, or is not asked, K is split as well.
 func TestGemvNarrowLaunch(t *testing.T) {
-	g := load(t, specs.Default)
-	dims := map[string]int64{"B": 1, "S": 1, "T": 4096}
 	// The QKV GEMV, with the attention norm as its prologue.
 	const qkv = "k00_gemm_matmul_rope_append_mul_etc"
 	for _, tt := range []struct {
-		target plan.Target
-		want   map[string][2]int64 // kernel: tiles, slots
+		spec string
+		dims map[string]int64
+		// want is each kernel's tiles and slots, split its splits.
+		want  map[string][2]int64
+		split map[string]int64
 	}{
-		{plan.H200, map[string][2]int64{qkv: {130, 48}, "k02_gemm_matmul_add": {128, 32}, "k03_gemm_matmul_silu_mul_mean_etc": {112, 256}, "k04_gemm_matmul_add": {128, 32}}},
-		{plan.A100, map[string][2]int64{qkv: {96, 64}, "k02_gemm_matmul_add": {86, 48}, "k03_gemm_matmul_silu_mul_mean_etc": {112, 256}, "k04_gemm_matmul_add": {86, 48}}},
+		{"gpt2", map[string]int64{"B": 1, "S": 1, "T": 1024},
+			map[string][2]int64{"k00_gemm_matmul_add_append_mean_etc": {72, 32}, "k02_gemm_matmul_add": {48, 16}, "k03_gemm_matmul_add_gelu_mean_etc": {96, 32}},
+			map[string]int64{"k04_gemm_matmul_add": 43}},
+		{specs.Default, map[string]int64{"B": 1, "S": 1, "T": 4096},
+			map[string][2]int64{"k03_gemm_matmul_silu_mul_mean_etc": {112, 256}},
+			map[string]int64{qkv: 5, "k02_gemm_matmul_add": 8, "k04_gemm_matmul_add": 8}},
 	} {
-		st, err := passes.Run(g, passes.Fused, passes.Options{Dims: dims, Target: tt.target, GemvTiles: cuda.GemvTiles})
+		st, err := passes.Run(load(t, tt.spec), passes.Fused, passes.Options{Dims: tt.dims, Target: plan.H200, GemvTiles: cuda.GemvTiles})
 		if err != nil {
 			t.Fatal(err)
 		}
 		n := 0
 		for _, k := range st.Plan.Kernels {
 			l := k.Launch
-			w, ok := tt.want[k.Name]
-			if !ok {
-				continue
+			if w, ok := tt.want[k.Name]; ok {
+				n++
+				if l.Variant != plan.VariantGemv || l.Grid != [3]int64{w[0], 1, 1} || l.Tile[1] != w[1] || l.Splits != 1 || l.WorkspaceFloats != 0 {
+					t.Errorf("%s %s: %s tile %v, %d partials; want %d tiles of %d slots, unsplit", tt.spec, k.Name, l, l.Tile, l.WorkspaceFloats, w[0], w[1])
+				}
+				if w[1] < plan.GemvCols {
+					wantLog(t, st.Log, "launch", true, fmt.Sprintf("%s: %d GEMV tiles of %d slots, each %d bytes of weight, all in flight at once: K unsplit", k.Name, w[0], w[1], w[1]*768*2))
+				}
 			}
-			n++
-			if l.Variant != plan.VariantGemv || l.Grid != [3]int64{w[0], 1, 1} || l.Tile[1] != w[1] || l.Splits != 1 || l.WorkspaceFloats != 0 {
-				t.Errorf("%s %s: %s tile %v, %d partials; want %d tiles of %d slots, unsplit", tt.target.Name, k.Name, l, l.Tile, l.WorkspaceFloats, w[0], w[1])
-			}
-			if w[1] < plan.GemvCols {
-				wantLog(t, st.Log, "launch", true, fmt.Sprintf("%s: %d GEMV tiles of %d slots fill the SMs, K unsplit", k.Name, w[0], w[1]))
+			if sp, ok := tt.split[k.Name]; ok {
+				n++
+				if l.Variant != plan.VariantGemv || l.Splits != sp || l.Tile[1] != plan.GemvCols {
+					t.Errorf("%s %s: %s tile %v; want %d splits of %d-column tiles", tt.spec, k.Name, l, l.Tile, sp, plan.GemvCols)
+				}
+				if !slices.ContainsFunc(st.Log, func(d passes.Decision) bool {
+					return d.Pass == "launch" && !d.Fired && strings.HasPrefix(d.Reason, k.Name+":") && strings.HasSuffix(d.Reason, "more than a block has in flight; K is split")
+				}) {
+					t.Errorf("%s %s: no split decision in the log %v", tt.spec, k.Name, st.Log)
+				}
 			}
 		}
-		if n != len(tt.want) {
-			t.Errorf("%s: %d of the GEMVs planned, want %d", tt.target.Name, n, len(tt.want))
+		if n != len(tt.want)+len(tt.split) {
+			t.Errorf("%s: %d of the GEMVs planned, want %d", tt.spec, n, len(tt.want)+len(tt.split))
 		}
 	}
+	g := load(t, specs.Default)
+	dims := map[string]int64{"B": 1, "S": 1, "T": 4096}
 	refuse := func(*plan.Plan, *plan.Kernel, int) (int64, error) { return 0, errors.New("refused") }
 	for _, tiles := range []func(*plan.Plan, *plan.Kernel, int) (int64, error){nil, refuse} {
 		st, err := passes.Run(g, passes.Fused, passes.Options{Dims: dims, Target: plan.H200, GemvTiles: tiles})
