@@ -407,7 +407,7 @@ func Cases(seed int64) []Case {
 		panic(err)
 	}
 	add(specs.Default, true, "full-size decode (GEMV)", map[string]int64{"B": 2, "S": 1, "T": r(4000, 4200)}, full)
-	add(specs.Default, true, "full-size one-row decode (narrow GEMV tiles)", map[string]int64{"B": 1, "S": 1, "T": r(4000, 4200)}, full)
+	add(specs.Default, true, "full-size one-row decode (split-K GEMVs)", map[string]int64{"B": 1, "S": 1, "T": r(4000, 4200)}, full)
 	add(specs.Default, true, "full-size prefill (GEMM)", map[string]int64{"B": 1, "S": odd(17, 25), "T": r(10, 40)}, full)
 	// Last, so that the draws of the cases above stay as they were.
 	for _, l := range testlayers.BiasLayers {
