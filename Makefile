@@ -42,7 +42,9 @@ gpu:
 # linking libcuda only (checked below); the kernels of every suite case and
 # bench target compiled here with NVRTC into .gpu/kernels (gzipped sm_90a
 # cubins, reused while their source is unchanged); .gpu/layerstep (the
-# bench targets timed through their generated packages); .gpu/refdump (the
+# bench targets timed through their generated packages); .gpu/laddercheck
+# (the CUDA-graph ladder checked through the generated packages of
+# gpu/laddercheck's targets, which embed their PTX); .gpu/refdump (the
 # external-reference check's device side, gpu/cmd/refdump); run.sh, ab.sh,
 # ncu.sh, refcheck.sh, bench.env, compare.py, ncu_table.py, ncu_stalls.py,
 # refcheck.py and reference/ (bench/reference). There: .gpu/run.sh
@@ -60,8 +62,8 @@ GEN_SPECS ?= 32
 # round's quick bundle; the suite's images already there are kept).
 GPU_SUITE ?= true
 # GPU_CASES (a regexp) compiles only the suite cases it matches, as the
-# suite's -cases runs them (the determinism test's and the ladder's kernels
-# always): a round that checks a few kernels on the device.
+# suite's -cases runs them (the determinism test's kernels always): a round
+# that checks a few kernels on the device.
 GPU_CASES ?=
 BENCH_SPEC ?= llama3_8b
 BENCH_DIMS ?= B=1,S=1,T=4096 B=16,S=1,T=4096 B=64,S=1,T=4096
@@ -69,7 +71,7 @@ CUDA_LDFLAGS := -ldflags='-s -w'
 gpu-bundle:
 	@set -e; exports=$$(scripts/cuda-sdk.sh $(CUDA_DIR)); eval "$$exports"; \
 	  mkdir -p .gpu; \
-	  echo "building .gpu/runtime.test .gpu/gpu.test .gpu/fuser .gpu/refdump (tag cuda), then the kernels and .gpu/layerstep"; \
+	  echo "building .gpu/runtime.test .gpu/gpu.test .gpu/fuser .gpu/refdump (tag cuda), then the kernels, .gpu/layerstep and .gpu/laddercheck"; \
 	  $(GO) test -c -tags cuda $(CUDA_LDFLAGS) -o .gpu/runtime.test ./runtime; \
 	  $(GO) test -c -tags cuda $(CUDA_LDFLAGS) -o .gpu/gpu.test ./gpu; \
 	  $(GO) build -tags cuda $(CUDA_LDFLAGS) -o .gpu/fuser ./cmd/fuser; \
@@ -84,7 +86,11 @@ gpu-bundle:
 	  $(GO) run -tags nvrtc ./gpu/cmd/gpukernels -out .gpu/kernels -bench "$$bench" -suite=$(GPU_SUITE) -cases '$(GPU_CASES)' $$gen; \
 	  $(GO) run -tags nvrtc ./gpu/cmd/layerstep -out _layerstep -bench "$$bench"; \
 	  $(GO) build -tags cuda $(CUDA_LDFLAGS) -o .gpu/layerstep ./_layerstep; \
-	  if readelf -d .gpu/layerstep | grep -qi nvrtc; then echo ".gpu/layerstep links NVRTC, which the GPU machine lacks"; exit 1; fi; \
+	  $(GO) run -tags nvrtc ./gpu/cmd/laddercheck -out _laddercheck; \
+	  $(GO) build -tags cuda $(CUDA_LDFLAGS) -o .gpu/laddercheck ./_laddercheck; \
+	  for f in .gpu/layerstep .gpu/laddercheck; do \
+	    if readelf -d $$f | grep -qi nvrtc; then echo "$$f links NVRTC, which the GPU machine lacks"; exit 1; fi; \
+	  done; \
 	  printf 'BENCH_SPEC=%s\nBENCH_DIMS="%s"\n' '$(BENCH_SPEC)' '$(BENCH_DIMS)' > .gpu/bench.env; \
 	  cp gpu/run.sh gpu/ab.sh gpu/ncu.sh gpu/refcheck.sh .gpu/; cp bench/compare.py bench/ncu_table.py bench/ncu_stalls.py bench/refcheck.py .gpu/; \
 	  rm -rf .gpu/reference; cp -r bench/reference .gpu/reference; chmod +x .gpu/run.sh .gpu/ab.sh .gpu/ncu.sh .gpu/refcheck.sh; \

@@ -1,7 +1,7 @@
 // Package gpu checks and measures generated plans on the GPU: the on-device
-// correctness suite (suite_test.go, build tag cuda), the CUDA-graph ladder's
-// and the deterministic decode's tests (ladder_test.go, determinism_test.go,
-// tag cuda) and the measurements behind `fuser bench` and `fuser profile`
+// correctness suite (suite_test.go, build tag cuda), the deterministic
+// decode's test (determinism_test.go, tag cuda) and the measurements behind
+// `fuser bench` and `fuser profile`
 // (benchrun.go, profile.go, tag cuda), over what they share and what needs
 // no GPU (untagged, tested by make test on the CPU):
 //
@@ -24,13 +24,22 @@
 //   - bench.go: the bench targets, the ceilings' kernels (an 8192³ GEMM
 //     plan, a register-only mma.sync loop) and the kernel that holds the
 //     stream while timed launches queue.
-//   - ladder.go, determinism.go: the plans and inputs of the ladder's and
-//     the deterministic decode's tests.
+//   - determinism.go: the plans and inputs of the deterministic decode's
+//     test.
 //   - refcheck.go: the external-reference check's cases (RefCases) and
 //     files: each case's exported PyTorch program, inputs and our results
 //     in safetensors, for bench/refcheck.py; refrun.go (cuda) runs a step
 //     for gpu/cmd/refdump.
 //   - device.go (cuda): loading a plan's kernels, buffers, launches.
+//
+// Beside the suite, what a user runs is checked through the Go packages
+// `fuser build` generates, not through this package's launches: the
+// CUDA-graph ladder by package laddercheck (each generated package's New,
+// InitRandom, Ladder, Step and Forward; it replaced the ladder tests here,
+// which drove runtime.Ladder over the suite's buffers with a copy of the
+// generated forward), the step's time by package layerstep.
+// gpu/cmd/laddercheck and gpu/cmd/layerstep generate their programs;
+// run.sh runs them.
 //
 // The suite is a package of its own rather than runtime's tests because it
 // depends on the planner, the code generator and the interpreter, which the

@@ -4,9 +4,10 @@
 #
 #   nvidia-smi.txt          the device
 #   runtime_test.log        runtime's own GPU tests (graph capture, shared memory)
-#   ladder.log              the CUDA-graph ladder: Llama-3-8B decode as one graph
-#                           launch equal to eager bit for bit; paged batches padded
-#                           to buckets (gpu.test -test.run '^TestLadder')
+#   ladder.log, .json       the CUDA-graph ladder through the Go packages fuser
+#                           build generates (.gpu/laddercheck, gpu/laddercheck):
+#                           Llama-3-8B decode as one graph launch equal to eager
+#                           bit for bit; paged batches padded to buckets
 #   suite.log               the on-device correctness suite and the decode
 #                           determinism test (gpu.test -test.v), with the
 #                           regression and generated specs of .gpu/genspecs
@@ -78,8 +79,8 @@ step() {
 nvidia-smi >"$out/nvidia-smi.txt" 2>&1
 step runtime "$out/runtime_test.log" "$here/runtime.test" -test.v
 if [ "${SKIP_LADDER:-0}" != 1 ]; then
-	step ladder "$out/ladder.log" "$here/gpu.test" -test.v -test.run '^TestLadder' -kernels "$here/kernels"
-	grep -E '^(--- |ok|FAIL|PASS)|bit for bit|1 launch' "$out/ladder.log" | tail -20 >>"$out/summary.txt"
+	step ladder "$out/ladder.log" "$here/laddercheck" -json-out "$out/ladder.json"
+	grep -E '^(ok|FAIL) |^laddercheck:' "$out/ladder.log" | tail -20 >>"$out/summary.txt"
 fi
 if [ "${SKIP_SUITE:-0}" != 1 ]; then
 	gen=() # the regression and generated specs the bundle compiled (make gpu-bundle)

@@ -8,7 +8,9 @@
 // Ladder (a graph per batch bucket), Step (a step's inputs copied into the
 // static buffers, padded to the bucket, one graph launch), Counts. What it
 // needs of the CUDA side (entry names, parameters, block size) comes in as
-// a Kernel per plan kernel. The package calls
+// a Kernel per plan kernel. LayerNames gives the names the package declares
+// for its dims and buffers to a program generated to call it
+// (gpu/cmd/laddercheck). The generated package calls
 // github.com/fuser-dev/fuser/runtime and, like it, builds only with the tag
 // cuda.
 package golang

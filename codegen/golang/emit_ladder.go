@@ -5,24 +5,8 @@ import (
 	"strings"
 
 	"github.com/dave/jennifer/jen"
-	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/runtime"
 )
-
-// elemType is the Go element type a step takes an input's host data in:
-// bf16 and f16 as their bits in uint16, fp8 as uint8 (see
-// runtime.Element).
-func elemType(dt ir.DType) jen.Code {
-	switch dt {
-	case ir.BF16, ir.F16:
-		return jen.Uint16()
-	case ir.F32:
-		return jen.Float32()
-	case ir.I32:
-		return jen.Int32()
-	}
-	return jen.Uint8()
-}
 
 // kindName is the runtime constant of an input kind.
 func kindName(k runtime.InputKind) string {
@@ -51,7 +35,7 @@ func (l *layer) emitLadder(f *jen.File) {
 		for _, b := range l.bufs {
 			if b.Role == "input" {
 				g.Comment(fmt.Sprintf("%s is input %s: %s.", b.Field, b.Value.Name, b.Value.Type))
-				g.Id(b.Field).Index().Add(elemType(b.Value.Type.DType))
+				g.Id(b.Field).Index().Id(elemName(b.Value.Type.DType))
 			}
 		}
 	})

@@ -171,11 +171,11 @@ func (l *layer) dimCode(d ir.Dim, dv string) jen.Code {
 }
 
 // LadderInputs describes the graph ladder of g at dims to the runtime, as
-// the generated package's Ladder hands it over, for a caller that lays out
-// its own buffers (the on-device tests): the inputs a step copies, with
-// the sizes of buffers at dims, and the paged cache's table, whose Scratch
-// is the page past the pool (P at dims); such a caller sizes its pool and
-// page ids with room for the padding, or reserves a page of its own.
+// the generated package's Ladder hands it over, for a caller that makes or
+// stages a step's inputs itself (gpu/laddercheck's eager references): the
+// inputs a step copies, with their storage at dims (the package's buffers
+// hold that and the padding's room), and the paged cache's table, whose
+// Scratch is the page past the pool (P at dims), as in the package.
 func LadderInputs(g *ir.Graph, dims map[string]int64) ([]runtime.StepInput, *runtime.PageTable, error) {
 	m := analyzeLadder(g)
 	if m.why != "" {

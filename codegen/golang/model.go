@@ -98,27 +98,16 @@ func newLayer(p *plan.Plan, dims map[string]int64, kernels []Kernel) (*layer, er
 		}
 	}
 	l := &layer{name: g.Name, arena: p.Arena.Size, field: map[*ir.Value]string{}}
-	names := newNamer(reserved...)
-	dimNames := newNamer()
-	for _, d := range g.Dims {
-		l.dims = append(l.dims, dimField{Field: dimNames.name(d, 0), Dim: d, Planned: dims[d]})
+	ns, names, err := layerNames(g, dims)
+	if err != nil {
+		return nil, err
 	}
-	for _, role := range []struct {
-		name string
-		vs   []*ir.Value
-	}{{"input", g.Inputs}, {"param", g.Params}, {"state", g.States}, {"output", g.Outputs}} {
-		for _, v := range role.vs {
-			if plan.Root(v) != v || plan.InCache(v) {
-				return nil, fmt.Errorf("%s %s is a view of another buffer; not supported", role.name, v.Name)
-			}
-			n, err := storageBytes(g, v, dims)
-			if err != nil {
-				return nil, fmt.Errorf("%s %s: %w", role.name, v.Name, err)
-			}
-			f := names.name(v.Name, v.ID)
-			l.field[v] = f
-			l.bufs = append(l.bufs, buffer{Field: f, Value: v, Role: role.name, Bytes: n})
-		}
+	for _, d := range g.Dims {
+		l.dims = append(l.dims, dimField{Field: ns.Dims[d], Dim: d, Planned: dims[d]})
+	}
+	for _, f := range ns.Buffers {
+		l.field[f.Value] = f.Name
+		l.bufs = append(l.bufs, buffer{Field: f.Name, Value: f.Value, Role: f.Role, Bytes: f.Bytes})
 	}
 	only := map[*ir.Value]bool{}
 	for _, v := range p.LoadOnly() {
@@ -135,7 +124,6 @@ func newLayer(p *plan.Plan, dims map[string]int64, kernels []Kernel) (*layer, er
 	if err := l.planLadder(g, dims); err != nil {
 		return nil, err
 	}
-	var err error
 	if l.tensorList, err = l.tensors(g, dims); err != nil {
 		return nil, err
 	}

@@ -1,8 +1,8 @@
 // Command gpukernels compiles, on a machine without a GPU, every kernel the
 // on-device suite and the benchmarks load: the one-kernel modules of every
 // suite case (gpu.Cases), fused and unfused, of the bench targets (and
-// their fused steps' timeline modules, gpu.Plan.Timeline), of the ladder
-// tests (gpu.LadderPlans) and of the ceiling kernels, with NVRTC for
+// their fused steps' timeline modules, gpu.Plan.Timeline), of the
+// determinism test and of the ceiling kernels, with NVRTC for
 // sm_90a, into gzipped cubins named by their source's key plus
 // manifest.json (see gpu.Images). make gpu-bundle
 // runs it; it needs the build tag nvrtc (without it NVRTC is not linked and
@@ -42,9 +42,9 @@ func main() {
 	splitKeys := flag.String("split-keys", "0", "decode attention split sizes the bench targets are also planned at, comma-separated (0: the launch plan's)")
 	jobs := flag.Int("j", runtime.NumCPU(), "parallel compilations")
 	specFiles := flag.String("specs", "", "also compile the kernels of the spec files of this directory (gpu.SpecCases; the suite's -specs)")
-	suite := flag.Bool("suite", true, "also compile the suite's, the determinism test's and the ladder's kernels")
+	suite := flag.Bool("suite", true, "also compile the suite's and the determinism test's kernels")
 	dump := flag.String("dump", "", "also write each image's CUDA source there as KEY.cu (for ablations compiled on the device)")
-	casesRe := flag.String("cases", "", "compile only the suite cases whose name matches this regexp (the suite's -cases; the determinism test's and the ladder's kernels are always compiled)")
+	casesRe := flag.String("cases", "", "compile only the suite cases whose name matches this regexp (the suite's -cases; the determinism test's kernels are always compiled)")
 	flag.Parse()
 	cases, err := regexp.Compile(*casesRe)
 	if err != nil {
@@ -215,8 +215,8 @@ func run(o options) error {
 }
 
 // suitePlans are the plans of the on-device suite's cases (fused and
-// unfused; with the spec files of specFiles, gpu.SpecCases), of the determinism test (TestDeterministicDecode) and of the
-// ladder tests.
+// unfused; with the spec files of specFiles, gpu.SpecCases) and of the
+// determinism test (TestDeterministicDecode).
 func suitePlans(seed int64, specFiles string, match *regexp.Regexp) ([]*gpu.Plan, error) {
 	var plans []*gpu.Plan
 	cases := gpu.Cases(seed)
@@ -253,11 +253,6 @@ func suitePlans(seed int64, specFiles string, match *regexp.Regexp) ([]*gpu.Plan
 			plans = append(plans, big, one)
 		}
 	}
-	llama, paged, err := gpu.LadderPlans()
-	if err != nil {
-		return nil, err
-	}
-	plans = append(plans, llama, paged)
 	return plans, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/fuser-dev/fuser/codegen/build"
+	"github.com/fuser-dev/fuser/gpu/internal/genpkg"
 	"github.com/fuser-dev/fuser/gpu/layerstep"
 )
 
@@ -19,7 +20,7 @@ import (
 // plan.json, and vets and builds it with the tag cuda (cgo and cuda.h: the
 // nvrtc tag means the flags of scripts/cuda-sdk.sh are set).
 func TestGenerate(t *testing.T) {
-	_, root, err := module()
+	_, root, err := genpkg.Module()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestGenerate(t *testing.T) {
 }
 
 func TestGenerateRefuses(t *testing.T) {
-	_, root, err := module()
+	_, root, err := genpkg.Module()
 	if err != nil {
 		t.Fatal(err)
 	}
