@@ -1,13 +1,10 @@
 package frontend_test
 
 import (
-	"os"
-	"strings"
 	"testing"
 
-	"github.com/fuser-dev/fuser/diag"
-	"github.com/fuser-dev/fuser/frontend"
 	"github.com/fuser-dev/fuser/ir"
+	"github.com/fuser-dev/fuser/specs/testlayers"
 )
 
 // TestPackedMarkers builds the varlen layer (packed prompts over a ragged
@@ -15,14 +12,9 @@ import (
 // stay packed through the norms, matmuls by weights, rope and the
 // transposes; the scores pair each token with its own sequence's keys
 // (ragged keys whose sequence is the token axis); the cache before the
-// append holds each sequence's packed tokens fewer; and the planner and the
-// interpreter refuse the graph at the packed input.
+// append holds each sequence's packed tokens fewer.
 func TestPackedMarkers(t *testing.T) {
-	src, err := os.ReadFile("../testdata/varlen/small_ragged.fu")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := frontend.Parse("small_ragged.fu", string(src))
+	g, err := testlayers.Varlen("small_ragged")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,13 +64,6 @@ func TestPackedMarkers(t *testing.T) {
 			t.Errorf("%s: ragged on axis %d, want none", tc.name, r.Axis)
 		case tc.ragged >= 0 && (r == nil || r.Axis != tc.ragged || r.Batch != tc.batch || (r.Less == indptr) != tc.lessIndptr):
 			t.Errorf("%s: ragged %+v, want axis %d, sequence axis %d, less by qo_indptr %v", tc.name, r, tc.ragged, tc.batch, tc.lessIndptr)
-		}
-	}
-	for _, what := range []string{"planned", "evaluated"} {
-		err := ir.RefusePacked(g, what)
-		l, ok := err.(diag.List)
-		if !ok || len(l) != 1 || l[0].Pos.Line != 9 || !strings.Contains(l[0].Error(), "not yet "+what) {
-			t.Errorf("RefusePacked(%s) = %v, want one error at line 9", what, err)
 		}
 	}
 }

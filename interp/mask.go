@@ -40,15 +40,9 @@ func (m *machine) mask(n *ir.Node, s *Tensor) (*Tensor, error) {
 	if len(out.Data) == 0 {
 		return out, nil
 	}
-	// pos gives query i's place among its sequence's queries and their
-	// count: i of sq, or, for packed tokens, its index in its own sequence.
-	pos := func(i int) (int, int) { return i, sq }
-	if p := n.Args[0].Packed; p != nil && p.Axis == r-2 {
-		ps, err := m.packedOf(p, sq)
-		if err != nil {
-			return nil, err
-		}
-		pos = func(i int) (int, int) { b := ps.seq[i]; return i - ps.indptr[b], ps.qlen(b) }
+	pos, err := m.queryPos(n, sq)
+	if err != nil {
+		return nil, err
 	}
 	inf := math.Inf(-1)
 	for row := 0; row < len(out.Data); row += tk {
@@ -66,4 +60,20 @@ func (m *machine) mask(n *ir.Node, s *Tensor) (*Tensor, error) {
 		}
 	}
 	return out, nil
+}
+
+// queryPos returns, for the mask n over scores of sq queries, query i's
+// place among its sequence's queries and their count: i of sq, or, for
+// packed queries, its index in its own sequence and that sequence's
+// tokens.
+func (m *machine) queryPos(n *ir.Node, sq int) (func(i int) (int, int), error) {
+	p := n.Args[0].Packed
+	if p == nil || p.Axis != len(n.Args[0].Type.Shape)-2 {
+		return func(i int) (int, int) { return i, sq }, nil
+	}
+	ps, err := m.packedOf(p, sq)
+	if err != nil {
+		return nil, err
+	}
+	return func(i int) (int, int) { b := ps.seq[i]; return i - ps.indptr[b], ps.qlen(b) }, nil
 }

@@ -258,8 +258,14 @@ func (kr *kernelRun) eval(v *ir.Value) (*Tensor, error) {
 }
 
 // lensOf evaluates the lengths of every ragged argument and result of n,
+// and the indptrs of the packed tokens it pairs with their sequences,
 // which the interpreter's ops read.
 func (kr *kernelRun) lensOf(n *ir.Node) error {
+	for _, p := range n.SeqIndptrs() {
+		if _, err := kr.eval(p); err != nil {
+			return fmt.Errorf("sequences of %s: %w", n.Outs[0].Ref(), err)
+		}
+	}
 	for _, vs := range [][]*ir.Value{n.Args, n.Outs} {
 		for _, v := range vs {
 			if r := v.Ragged; r != nil {
@@ -443,7 +449,9 @@ func relativeError(a, b []float64) float64 {
 
 // checkLayout reports a layout input a kernel needs but does not list: the
 // page table (or indptr) of every paged or ragged cache it appends to or
-// reads, and of the lengths of every ragged value it reads or writes.
+// reads, of the lengths of every ragged value it reads or writes, and the
+// indptr of packed tokens its ops pair with their sequences
+// (ir.Node.SeqIndptrs).
 func (kr *kernelRun) checkLayout() error {
 	need := map[*ir.Value]bool{}
 	var order []*ir.Value
@@ -483,6 +491,7 @@ func (kr *kernelRun) checkLayout() error {
 		for _, o := range n.Outs {
 			addLens(o)
 		}
+		add(n.SeqIndptrs()...)
 	}
 	for _, v := range order {
 		if !kr.declared[v] && !kr.inside[v.Def] {

@@ -43,7 +43,10 @@ type rowStep struct {
 	vdOut  *validity // the result's existing positions
 	vdArg  *validity // the first operand's (reductions and masks)
 	window int
-	out    *Tensor // the whole result, when the kernel writes it
+	// pos is a mask's query place among its sequence's and their count
+	// (machine.queryPos).
+	pos func(i int) (int, int)
+	out *Tensor // the whole result, when the kernel writes it
 }
 
 // rowKernelOp reports whether the one-pass row algorithm computes op.
@@ -164,6 +167,9 @@ func (kr *kernelRun) rows() (bool, error) {
 			if len(s.shape) < 2 {
 				return false, fmt.Errorf("%s: %s needs rank >= 2, got shape %v", n, n.Op, s.shape)
 			}
+			if s.pos, err = kr.m.queryPos(n, s.shape[len(s.shape)-2]); err != nil {
+				return false, fmt.Errorf("%s: %w", n, err)
+			}
 			s.window = -1
 			if n.Op == ir.OpWindow {
 				if s.window, err = kr.m.dim(n.Attr.W); err != nil {
@@ -248,9 +254,10 @@ func (s *rowStep) compute(r int, idx []int, in [][]float64, dst []float64, order
 			dst[j] = f(at(in[0], j), at(in[1], j))
 		}
 	case ir.OpCausal, ir.OpWindow:
-		// Query i of the row sits at key position q = Tk_eff - Sq + i.
+		// Query i of the row sits at key position q = Tk_eff - Sq + i
+		// (packed: its index and count in its own sequence).
 		x, tk := in[0], s.width
-		sq, i := s.shape[len(s.shape)-2], idx[len(idx)-1]
+		i, sq := s.pos(idx[len(idx)-1])
 		q := s.vdArg.limitAt(r*tk, tk) - sq + i
 		lo := 0
 		if s.window > 0 {

@@ -1,7 +1,5 @@
 package ir
 
-import "github.com/fuser-dev/fuser/diag"
-
 // Packed marks a token axis that holds the tokens of a batch of sequences
 // back to back (FlashAttention's cu_seqlens_q, FlashInfer's qo_indptr):
 // index n of Axis belongs to sequence b iff Indptr[b] <= n < Indptr[b+1],
@@ -123,17 +121,45 @@ func inferPackedRope(x, pos *Value) ([]Result, *TypeError) {
 	return []Result{{Type: x.Type, Packed: x.Packed}}, nil
 }
 
-// RefusePacked returns a positioned error at the first input of g declared
-// @ packed(...), for a stage that does not pair packed tokens with their
-// sequences yet (what names what it would do with them); nil when there is
-// none.
-func RefusePacked(g *Graph, what string) error {
-	for _, v := range g.Inputs {
-		if p := v.Packed; p != nil {
-			var l diag.List
-			l.Add(v.Def.Pos, "pad the prompts to [B, S, ...] over a paged or ragged cache (chunked prefill) until then", "input %s packs its tokens by %s: packed variable-length queries are checked but not yet %s", v.Name, p.Indptr.Name, what)
-			return l.Err()
+// SeqIndptrs returns the indptrs of packed tokens through which n finds each
+// token's sequence: an append of packed tokens (where each goes in its
+// sequence's cache), varlen attention, a matmul pairing tokens with their
+// sequences' matrices, a mask over packed queries (a token's key
+// position), an op over lengths that vary per token, and a cache before an
+// append of packed tokens (its lengths less each sequence's tokens). A
+// kernel computing n reads them; ops that treat tokens as rows read none.
+func (n *Node) SeqIndptrs() []*Value {
+	var out []*Value
+	add := func(v *Value) {
+		for _, x := range out {
+			if x == v {
+				return
+			}
+		}
+		out = append(out, v)
+	}
+	switch a := n.Args; {
+	case n.Op == OpAppend && a[1].Packed != nil:
+		add(a[1].Packed.Indptr)
+	case n.Op == OpAttention && n.Attr.Attn != nil && n.Attr.Attn.Varlen,
+		n.Op == OpMatmul && a[0].Packed != nil && len(a[1].Type.Shape) > 2:
+		add(a[0].Packed.Indptr)
+	case (n.Op == OpCausal || n.Op == OpWindow) && a[0].Packed != nil && a[0].Packed.Axis == len(a[0].Type.Shape)-2:
+		add(a[0].Packed.Indptr)
+	}
+	for _, vs := range [][]*Value{n.Args, n.Outs} {
+		for _, v := range vs {
+			r := v.Ragged
+			if r == nil {
+				continue
+			}
+			if r.Less != nil {
+				add(r.Less)
+			}
+			if p := v.Packed; p != nil && r.Batch == p.Axis {
+				add(p.Indptr)
+			}
 		}
 	}
-	return nil
+	return out
 }

@@ -57,6 +57,9 @@ func attentionLaunch(s *State, k *plan.Kernel, eval func(ir.Dim) int64) *plan.La
 			s.explain(false, "%s on tensor cores: %v; the CUDA-core kernel runs it", k.Name, err)
 		}
 	}
+	if n.Attr.Attn.Varlen {
+		return varlenLaunch(n, eval)
+	}
 	q, kv := n.Args[0].Type.Shape, n.AttentionKeys().Type.Shape
 	b, h, sq, g := eval(q[0]), eval(q[1]), eval(q[2]), eval(kv[1])
 	if sq*(h/max(g, 1)) <= plan.DecodeMaxRows {
@@ -86,6 +89,17 @@ func attentionLaunch(s *State, k *plan.Kernel, eval func(ir.Dim) int64) *plan.La
 		}
 	}
 	return &plan.Launch{Variant: v, Grid: [3]int64{ceilDiv(sq, prefillBr), h, b}, Block: prefillBlock, Launches: 1, Splits: 1, Tile: [2]int64{prefillBr, prefillBc}}
+}
+
+// varlenLaunch is the launch of attention over packed queries q [H, N,
+// Dh] (ir.Attention.Varlen), on CUDA cores: a block a (query tile of
+// prefillBr rows of one sequence, query head), the tiles of every sequence
+// along x (plan.VarlenItems, bounded by N and the B sequences of K), the
+// heads along y.
+func varlenLaunch(n *ir.Node, eval func(ir.Dim) int64) *plan.Launch {
+	q, kv := n.Args[0].Type.Shape, n.AttentionKeys().Type.Shape
+	items := plan.VarlenItems(eval(q[1]), eval(kv[0]), prefillBr)
+	return &plan.Launch{Variant: plan.VariantVarlenSIMT, Grid: [3]int64{items, eval(q[0]), 1}, Block: prefillBlock, Launches: 1, Splits: 1, Tile: [2]int64{prefillBr, prefillBc}}
 }
 
 // decodeLaunch is split-KV decode attention's launch.

@@ -7,9 +7,11 @@ import (
 
 	"github.com/fuser-dev/fuser/frontend"
 	"github.com/fuser-dev/fuser/internal/golden"
+	"github.com/fuser-dev/fuser/interp"
 	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/passes"
 	"github.com/fuser-dev/fuser/specs"
+	"github.com/fuser-dev/fuser/specs/testlayers"
 )
 
 // specDims binds every dim any shipped spec declares.
@@ -28,17 +30,51 @@ func load(t *testing.T, name string) *ir.Graph {
 	return g
 }
 
-// TestPlans plans every spec fused and unfused and compares the plans and
-// the fusion log with golden files.
-func TestPlans(t *testing.T) {
+// varlenDims are the dims the varlen specs are planned at, their page-pool
+// dims derived: 123 tokens of 5 prompts, no query tile a multiple.
+var varlenDims = map[string]int64{"B": 5, "N": 123, "T": 40}
+
+// planSpec is a spec TestPlans plans: its graph, dims and golden files'
+// stem under testdata.
+type planSpec struct {
+	g      *ir.Graph
+	dims   map[string]int64
+	golden string
+}
+
+// planSpecs are the shipped specs and the layers over packed prompts of
+// different lengths (testlayers.VarlenNames, their goldens under
+// testdata/varlen), by subtest name.
+func planSpecs(t *testing.T) map[string]planSpec {
+	t.Helper()
+	out := map[string]planSpec{}
 	for _, name := range specs.Names() {
+		out[name] = planSpec{load(t, name), specDims, name}
+	}
+	for _, name := range testlayers.VarlenNames() {
+		g, err := testlayers.Varlen(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dims, _, err := interp.DeriveDims(g, varlenDims)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out["varlen/"+name] = planSpec{g, dims, "varlen/" + name}
+	}
+	return out
+}
+
+// TestPlans plans every spec (planSpecs) fused and unfused and compares
+// the plans and the fusion log with golden files.
+func TestPlans(t *testing.T) {
+	for name, sp := range planSpecs(t) {
 		t.Run(name, func(t *testing.T) {
-			g := load(t, name)
 			for _, side := range []struct {
 				name     string
 				pipeline []passes.Pass
 			}{{"fused", passes.Fused}, {"unfused", passes.Unfused}} {
-				st, err := passes.Run(g, side.pipeline, passes.Options{Dims: specDims})
+				st, err := passes.Run(sp.g, side.pipeline, passes.Options{Dims: sp.dims})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -53,7 +89,7 @@ func TestPlans(t *testing.T) {
 					}
 					out += "explain:\n" + strings.Join(log, "\n") + "\n"
 				}
-				golden.Check(t, filepath.Join("testdata", name+"."+side.name), out)
+				golden.Check(t, filepath.Join("testdata", sp.golden+"."+side.name), out)
 			}
 		})
 	}

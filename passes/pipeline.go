@@ -23,9 +23,6 @@ type Pass struct {
 	// Partial passes leave ops no kernel holds yet: the plan is verified
 	// after every other pass.
 	Partial bool
-	// Packed passes handle packed variable-length tokens (ir.Packed); a
-	// packed graph is refused, at its packed input, before any other pass.
-	Packed bool
 	// Run transforms the state and returns how many changes it made.
 	Run func(*State) (int, error)
 }
@@ -99,8 +96,8 @@ func (s *State) explain(fired bool, format string, args ...any) {
 
 // Fused is the optimising pipeline.
 var Fused = []Pass{
-	{Name: "canonicalize", Doc: "CSE, constant folding and normal forms (softmax written out, scales on either matmul operand moved after it, division by a constant, nested transposes)", Packed: true, Run: canonicalize},
-	{Name: "attention", Doc: "written attention to a flash node: scale, mask, softcap, GQA, cascade, paged KV, packed queries (varlen)", Packed: true, Run: attention},
+	{Name: "canonicalize", Doc: "CSE, constant folding and normal forms (softmax written out, scales on either matmul operand moved after it, division by a constant, nested transposes)", Run: canonicalize},
+	{Name: "attention", Doc: "written attention to a flash node: scale, mask, softcap, GQA, cascade, paged KV, packed queries (varlen)", Run: attention},
 	{Name: "sibling", Doc: "matmuls reading one input with param weights become one matmul over the weights joined at load, split", Run: sibling},
 	{Name: "fold", Doc: "ops of params and constants only move to the load stage, run once after the weights are loaded", Partial: true, Run: fold},
 	{Name: "epilogue", Doc: "matmul kernels absorb their element-wise consumers: bias, activation, residual, SwiGLU, RoPE, KV append", Partial: true, Run: epilogue},
@@ -109,7 +106,7 @@ var Fused = []Pass{
 	{Name: "prologue", Doc: "a one-row GEMV computes its left operand's row itself where a row kernel (a norm) produced it for that GEMV alone", Bound: true, Run: prologue},
 	{Name: "layout", Doc: "a value every reader reads through one permuting view is stored in the order they read it", Bound: true, Run: layout},
 	{Name: "memory", Doc: "liveness-based static arena with fixed offsets", Bound: true, Run: memory},
-	{Name: "launch", Doc: "grids and blocks; split-KV count from batch × kv-heads × context against the SMs; split-K of GEMVs and of the wgmma GEMM where their tiles leave SMs idle", Bound: true, Run: launch},
+	{Name: "launch", Doc: "grids and blocks; split-KV count from batch × kv-heads × context against the SMs; varlen attention over each sequence's query tiles; split-K of GEMVs and of the wgmma GEMM where their tiles leave SMs idle", Bound: true, Run: launch},
 }
 
 // Unfused is the trivial plan: one op per kernel, from the same code, every
@@ -225,11 +222,6 @@ func run(g *ir.Graph, passes []Pass, opt Options, apart, noPrologue map[string]s
 	for _, p := range passes {
 		if p.Bound && s.Dims == nil {
 			continue
-		}
-		if !p.Packed {
-			if err := ir.RefusePacked(g, "planned past the attention pass"); err != nil {
-				return nil, err
-			}
 		}
 		s.pass = p.Name
 		if _, err := p.Run(s); err != nil {

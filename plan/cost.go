@@ -80,7 +80,7 @@ func kernelCost(k *Kernel, dims map[string]int64) (Cost, error) {
 	c := Cost{Kernel: k.Name, Strategy: k.Strategy, Launches: k.Launch.Launches, Load: k.Load}
 	pro := prologueInputs(k)
 	for _, in := range k.Inputs {
-		b, err := Bytes(in, dims)
+		b, err := ReadBytes(in, dims)
 		if err != nil {
 			return c, err
 		}
@@ -125,6 +125,12 @@ func kernelCost(k *Kernel, dims map[string]int64) (Cost, error) {
 			c.BytesWritten += partials
 			c.L2Bytes += partials
 		case ir.OpAttention:
+			if n.Attr.Attn.Varlen {
+				if err := varlenCost(&c, n, k.Launch, dims); err != nil {
+					return c, err
+				}
+				continue
+			}
 			partials, l2, err := attentionExtra(n, k.Launch, dims)
 			if err != nil {
 				return c, err
@@ -252,6 +258,9 @@ func nodeFlops(n *ir.Node, dims map[string]int64) (int64, error) {
 		}
 		return flopsProduct(n, 2, out, k)
 	case ir.OpAttention:
+		if n.Attr.Attn.Varlen {
+			return varlenFlops(n, dims)
+		}
 		return attentionFlops(n, dims)
 	}
 	per := int64(n.Op.Info().Flops)
@@ -339,8 +348,12 @@ func Floor(g *ir.Graph, dims map[string]int64) (int64, error) {
 	}
 	for _, n := range g.Nodes {
 		if n.Op == ir.OpAppend {
-			if err := add(n.Outs...); err != nil {
-				return 0, err
+			for _, o := range n.Outs {
+				b, err := ReadBytes(o, dims)
+				if err != nil {
+					return 0, err
+				}
+				total += b
 			}
 			if err := add(n.Args[1:]...); err != nil {
 				return 0, err

@@ -116,8 +116,10 @@ func RowStatistic(n *ir.Node) bool {
 
 // Finish computes every kernel's inputs and outputs from its nodes and
 // names the kernels. A value is an input when a kernel node reads it (through
-// views) and another kernel or the caller writes it; an output when it is
-// read outside the kernel or is a graph output.
+// views; the page tables of the caches it appends to or reads and the
+// indptrs of the packed tokens it pairs with their sequences,
+// ir.Node.SeqIndptrs, included) and another kernel or the caller writes
+// it; an output when it is read outside the kernel or is a graph output.
 func (p *Plan) Finish() {
 	owner := map[*ir.Value]*Kernel{}
 	for _, k := range p.Kernels {
@@ -144,6 +146,7 @@ func (p *Plan) Finish() {
 			if n.Op == ir.OpAppend {
 				reads = append(reads, layoutInputs(n.Args[0])...)
 			}
+			reads = append(reads, n.SeqIndptrs()...)
 			for _, a := range args {
 				if a.Ragged != nil {
 					reads = append(reads, a.Ragged.Lens)

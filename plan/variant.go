@@ -33,10 +33,14 @@ const (
 	// VariantDecodeSIMT is split-KV attention on CUDA cores, its partials
 	// merged by a second launch.
 	VariantDecodeSIMT
+	// VariantVarlenSIMT is tiled attention over packed queries
+	// (ir.Attention.Varlen) on CUDA cores: a block a (query tile of one
+	// sequence, head), the grid's x the work items (VarlenItems).
+	VariantVarlenSIMT
 	numVariants
 )
 
-var variantNames = [numVariants]string{"row", "reduce", "append", "copy", "gemv", "gemm", "prefill", "decode", "prefill-simt", "decode-simt"}
+var variantNames = [numVariants]string{"row", "reduce", "append", "copy", "gemv", "gemm", "prefill", "decode", "prefill-simt", "decode-simt", "varlen-simt"}
 
 // String names the variant.
 func (v Variant) String() string {
@@ -63,7 +67,9 @@ func (v Variant) Decode() bool { return v == VariantDecode || v == VariantDecode
 func (v Variant) Prefill() bool { return v == VariantPrefill || v == VariantPrefillSIMT }
 
 // SIMT reports whether the variant is attention on CUDA cores.
-func (v Variant) SIMT() bool { return v == VariantPrefillSIMT || v == VariantDecodeSIMT }
+func (v Variant) SIMT() bool {
+	return v == VariantPrefillSIMT || v == VariantDecodeSIMT || v == VariantVarlenSIMT
+}
 
 // StrategyVariant is the one variant of a strategy that has one: Row,
 // Reduce, Append and Copy.

@@ -19,11 +19,17 @@ var files embed.FS
 const Default = "llama3_8b"
 
 // Names lists the embedded specs, sorted, without the .fu extension.
-func Names() []string {
-	entries, _ := fs.ReadDir(files, ".")
+func Names() []string { return List(files, ".") }
+
+// List lists the spec files (.fu) of directory dir of fsys, sorted, without
+// the extension.
+func List(fsys fs.FS, dir string) []string {
+	entries, _ := fs.ReadDir(fsys, dir)
 	var names []string
 	for _, e := range entries {
-		names = append(names, strings.TrimSuffix(e.Name(), ".fu"))
+		if name, ok := strings.CutSuffix(e.Name(), ".fu"); ok {
+			names = append(names, name)
+		}
 	}
 	sort.Strings(names)
 	return names

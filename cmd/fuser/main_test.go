@@ -90,7 +90,7 @@ func TestEvalJSON(t *testing.T) {
 		derived    bool
 	}{
 		{"paged_decode", "B=2,S=1,T=33", true},
-		{"../../testdata/varlen/small_ragged.fu", "B=5,N=9,T=6", false},
+		{"../../specs/testlayers/varlen/small_ragged.fu", "B=5,N=9,T=6", false},
 	} {
 		out, code := runCmd(t, "eval", tc.spec, "-dims", tc.dims, "--json")
 		if code != 0 {
@@ -134,6 +134,41 @@ func TestPlanText(t *testing.T) {
 	for _, want := range []string{"=== after attention", "= attention ", "fusion decisions:", "(epilogue)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestPlanVarlen plans the packed layers with the code generator's checks,
+// unbound (every pass that needs no dims) and bound, with the fusion log
+// and both plans' traffic: norms, GEMMs with their epilogues (RoPE and the
+// append of each sequence's tokens in the QKV GEMM) and one varlen
+// attention kernel over the sequences' query tiles.
+func TestPlanVarlen(t *testing.T) {
+	for _, tc := range []struct{ spec, dims string }{
+		{"../../specs/testlayers/varlen/small_ragged.fu", "B=5,N=123,T=40"},
+		{"../../specs/testlayers/varlen/paged_window.fu", "B=5,N=123,T=40,I=55,P=60"},
+	} {
+		if out, code := runCmd(t, "plan", tc.spec, "--explain"); code != 0 || !strings.Contains(out, "varlen}") {
+			t.Fatalf("%s unbound: exit %d, want a varlen attention node:\n%s", tc.spec, code, out)
+		}
+		out, code := runCmd(t, "plan", tc.spec, "-dims", tc.dims, "--explain", "--traffic", "--json")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.spec, code, out)
+		}
+		var got planOutput
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, k := range got.Plan.Kernels {
+			names = append(names, k.Name)
+		}
+		want := "k00_row_mul_mean_add_rsqrt k01_gemm_matmul_rope_append k02_attention_attention k03_gemm_matmul_add"
+		if len(names) != 7 || strings.Join(names[:4], " ") != want || got.Traffic == nil || len(got.Explain) == 0 {
+			t.Errorf("%s: kernels %v, traffic %v, explain %d: want 7 kernels from %s", tc.spec, names, got.Traffic != nil, len(got.Explain), want)
+		}
+		if r := got.Ratios["unfused_over_fused_bytes"]; !(r > 1) {
+			t.Errorf("%s: unfused/fused bytes %v", tc.spec, r)
 		}
 	}
 }

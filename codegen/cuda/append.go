@@ -40,27 +40,26 @@ func (k *kgen) cacheRowPtr(app *ir.Node, c int, b, g, s ix) (string, error) {
 }
 
 // appendKernel generates an Append kernel: the new keys and values
-// k, v [B, G, S, Dh] are copied into the cache, 8 head-dim elements per
-// thread and step, through the layout's addressing.
+// k, v [B, G, S, Dh] (or packed [G, N, Dh]) are copied into the cache, 8
+// head-dim elements per thread and step, through the layout's addressing.
 func (k *kgen) appendKernel() (string, error) {
 	app := k.pk.Nodes[0]
 	if app.Op != ir.OpAppend || len(k.pk.Nodes) != 1 {
 		return "", fmt.Errorf("append kernel %s: unexpected ops", k.pk.Name)
 	}
-	kk := app.Args[1]
-	ks := shapeOf(kk)
-	dom, last := ks[:3], ixp(ks[3])
+	ks := shapeOf(app.Args[1])
+	dom, last := ks[:len(ks)-1], ixp(ks[len(ks)-1])
 	var w writer
 	w.indent = 1
 	rowIdx := k.openChunkLoop(&w, dom, last)
 	var dst [2]string
 	for c := range 2 {
-		ptr, err := k.cacheRowPtr(app, c, rowIdx[0], rowIdx[1], rowIdx[2])
+		ptr, _, err := k.newTokenRow(&w, app, c, append(append([]ix(nil), rowIdx...), ixc(0)))
 		if err != nil {
 			return "", err
 		}
 		dst[c] = fmt.Sprintf("dst%d", c)
-		w.line("%s* const %s = %s;", ctype(kk.Type.DType), dst[c], ptr)
+		w.line("%s* const %s = %s;", ctype(app.Args[0].Type.DType), dst[c], ptr)
 	}
 	rowScope := newScope(&w, nil)
 	hoist := func(*ir.Value, []ix) *scope { return rowScope }
@@ -74,7 +73,8 @@ func (k *kgen) appendKernel() (string, error) {
 	return w.String(), nil
 }
 
-// appendBody stores k and v at index idx [b, g, s, d] into the rows dst.
+// appendBody stores k and v at index idx ([b, g, s, d], or packed [g, n,
+// d]) into the rows dst.
 func (k *kgen) appendBody(e *evaluator, s *sink, app *ir.Node, idx []ix, dst [2]string) error {
 	for c := range 2 {
 		x, err := e.eval(app.Args[1+c], idx)

@@ -224,9 +224,10 @@ func (ep *epilogue) deps(v *ir.Value, idx []ix, env map[string]int64, out *[]int
 		if err := ep.deps(d.Args[0], idx, env, out); err != nil {
 			return err
 		}
-		dh, _ := vs[3].value()
+		last := len(vs) - 1 // the head dim, of [B, S, H, Dh] or packed [N, H, Dh]
+		dh, _ := vs[last].value()
 		p := append([]ix(nil), idx...)
-		p[3] = ixMod(ixAdd(idx[3], ixc(dh/2)), ixc(dh))
+		p[last] = ixMod(ixAdd(idx[last], ixc(dh/2)), ixc(dh))
 		return ep.deps(d.Args[0], p, env, out)
 	}
 	for _, a := range d.Args {

@@ -97,11 +97,11 @@ func (ep *epilogue) emitEpilogue(w *writer, si int, row []ix, c0 string, vals []
 				}
 				body.line("fz_st_%s(%s, %s);", dsuf(st.dst.Type.DType), a, x)
 			} else {
-				ptr, err := k.cacheRowPtr(st.app, st.c, idx[0], idx[1], idx[2])
+				ptr, d, err := k.newTokenRow(&body, st.app, st.c, idx)
 				if err != nil {
 					return err
 				}
-				body.line("fz_st_%s(%s + %s, %s);", dsuf(st.app.Args[0].Type.DType), ptr, idx[3], x)
+				body.line("fz_st_%s(%s + %s, %s);", dsuf(st.app.Args[0].Type.DType), ptr, d, x)
 			}
 			if len(runtime) > 0 {
 				w.open("if (%s) {", strings.Join(runtime, " && "))

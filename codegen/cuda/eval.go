@@ -259,26 +259,27 @@ func (e *evaluator) mask(d *ir.Node, v *ir.Value, idx []ix) (string, error) {
 }
 
 // rope emits the rotate-half rotary embedding of x [B, S, H, Dh] at
-// positions pos [B, S].
+// positions pos [B, S], or of packed tokens x [N, H, Dh] at pos [N].
 func (e *evaluator) rope(d *ir.Node, idx []ix) (string, error) {
 	x, pos := d.Args[0], d.Args[1]
-	dh, ok := polyOf(x.Type.Shape[3]).value()
+	last := len(idx) - 1
+	dh, ok := polyOf(x.Type.Shape[last]).value()
 	if !ok {
 		return "", fmt.Errorf("rope needs a constant head dim")
 	}
 	half := dh / 2
-	dd := idx[3]
+	dd := idx[last]
 	a, err := e.eval(x, idx)
 	if err != nil {
 		return "", err
 	}
 	pidx := append([]ix(nil), idx...)
-	pidx[3] = ixMod(ixAdd(dd, ixc(half)), ixc(dh))
+	pidx[last] = ixMod(ixAdd(dd, ixc(half)), ixc(dh))
 	b, err := e.eval(x, pidx)
 	if err != nil {
 		return "", err
 	}
-	p, err := e.eval(pos, []ix{idx[0], idx[1]})
+	p, err := e.eval(pos, idx[:len(pos.Type.Shape)])
 	if err != nil {
 		return "", err
 	}

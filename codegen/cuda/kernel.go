@@ -293,9 +293,9 @@ func (k *kgen) cacheRow(app *ir.Node, c int, b, g, t ix) (ix, error) {
 
 // cacheRowAt is cacheRow with a paged cache's page given (see addrAt).
 func (k *kgen) cacheRowAt(app *ir.Node, c int, b, g, t ix, page *ix) (ix, error) {
-	state, kk := app.Args[0], app.Args[1]
-	ks := kk.Type.Shape
-	nb, ng, dh := dimIx(ks[0]), dimIx(ks[1]), dimIx(ks[3])
+	state := app.Args[0]
+	ss := state.Type.Shape // [2, B, G, T, Dh]
+	nb, ng, dh := dimIx(ss[1]), dimIx(ss[2]), dimIx(ss[4])
 	lay := state.Def.Attr.Layout
 	if lay == nil || lay.Kind == ir.Contiguous {
 		tt := dimIx(app.Outs[0].Type.Shape[2])
@@ -349,6 +349,15 @@ func (k *kgen) seqLen(r *ir.Ragged, b ix) (ix, error) {
 		n = ixv(fmt.Sprintf("fz_seqlen_paged(%s, %s, %s, %s)", indptr, last, b, ixc(int64(lens.Attr.Num))))
 	} else {
 		n = ixv(fmt.Sprintf("fz_seqlen_ragged(%s, %s)", indptr, b))
+	}
+	if r.Less != nil {
+		// A cache before an append of packed tokens: each sequence's
+		// tokens fewer.
+		less, err := k.name(r.Less)
+		if err != nil {
+			return ix{}, err
+		}
+		n = ixSub(n, ixv(fmt.Sprintf("fz_seqlen_ragged(%s, %s)", less, b)))
 	}
 	return ixAdd(n, dimIx(r.Extra)), nil
 }

@@ -242,6 +242,17 @@ FZ_DEV i64 fz_paged_at(i64 pg, i64 g, i64 t, int c, i64 page, i64 ng, i64 dh) {
 FZ_DEV i64 fz_paged_row(const int* indptr, const int* indices, i64 b, i64 g, i64 t, int c, i64 page, i64 ng, i64 dh) {
   return fz_paged_at(*fz_paged_entry(indptr, indices, b, t, page), g, t, c, page, ng, dh);
 }
+// fz_packed_seq is the sequence b of packed token n of nb sequences back to
+// back, indptr[b] <= n < indptr[b + 1] (FlashInfer's qo_indptr): the last
+// b with indptr[b] <= n, so that empty sequences before it are passed.
+FZ_DEV i64 fz_packed_seq(const int* indptr, i64 nb, i64 n) {
+  i64 lo = 0, hi = nb - 1;
+  while (lo < hi) {
+    const i64 mid = (lo + hi + 1) >> 1;
+    if ((i64)indptr[mid] <= n) lo = mid; else hi = mid - 1;
+  }
+  return lo;
+}
 // fz_ragged_row is the element offset of token t of (b, g) in a ragged
 // buffer of nb sequences.
 FZ_DEV i64 fz_ragged_row(const int* indptr, i64 b, i64 g, i64 t, int c, i64 nb, i64 ng, i64 dh) {
