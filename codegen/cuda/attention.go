@@ -9,8 +9,9 @@ import (
 )
 
 // The CUDA-core attention kernel: split-KV decode with the merge of its
-// splits, and tiled prefill, for the attention the tensor-core kernels do
-// not take (codegen.FlashAttention). Its device code is the templates of
+// splits, tiled prefill, and tiled prefill over packed queries (varlen),
+// for the attention the tensor-core kernels do not take
+// (codegen.FlashAttention). Its device code is the templates of
 // the device library attention_simt.cuh, instantiated per kernel with a
 // generated context type: the kernel's shapes and variant (scale,
 // softcap, causal and sliding-window mask), its key sources' lengths and
@@ -46,6 +47,9 @@ type attModel struct {
 	kvDType       ir.DType
 	// bias is the score bias, nil for none.
 	bias *ir.Value
+	// indptr is the body name of the packed queries' indptr (varlen
+	// attention, q [H, N, Dh]), "" for queries [B, H, S, Dh].
+	indptr string
 }
 
 // attModel reads the kernel's attention node: its shapes, key sources and
@@ -55,18 +59,23 @@ func (k *kgen) attModel() (*attModel, error) {
 	if n.Op != ir.OpAttention || len(k.pk.Nodes) != 1 {
 		return nil, fmt.Errorf("attention kernel %s: unexpected ops", k.pk.Name)
 	}
-	if n.Attr.Attn.Varlen {
-		return nil, fmt.Errorf("attention kernel %s: attention over packed queries (varlen) is not generated yet", k.pk.Name)
-	}
 	m := &attModel{k: k, at: n.Attr.Attn, q: n.Args[0], out: n.Outs[0]}
 	qs := shapeOf(m.q)
+	ks := shapeOf(n.AttentionKeys())
+	if m.at.Varlen {
+		// q [H, N, Dh] packed: the batch is K's sequences, N the tokens.
+		qs = []poly{ks[0], qs[0], qs[1], qs[2]}
+		var err error
+		if m.indptr, err = k.name(m.q.Packed.Indptr); err != nil {
+			return nil, err
+		}
+	}
 	dh, ok := qs[3].value()
 	if !ok {
 		return nil, fmt.Errorf("attention kernel %s: the head dim must be a constant", k.pk.Name)
 	}
 	m.dh = dh
 	m.b, m.sq = ixp(qs[0]), ixp(qs[2])
-	ks := shapeOf(n.AttentionKeys())
 	h, okh := qs[1].value()
 	g, okg := ks[1].value()
 	if !okh || !okg || g == 0 || h%g != 0 {
@@ -139,9 +148,13 @@ func (m *attModel) emitContext(w *writer) error {
 	if err := m.emitBias(w); err != nil {
 		return err
 	}
-	w.line("// Batch, queries per sequence.")
+	w.line("// Batch, queries per sequence (varlen: every packed token).")
 	m.fn(w, "i64 nb()", fmt.Sprintf("return %s;", m.b))
 	m.fn(w, "i64 nsq()", fmt.Sprintf("return %s;", m.sq))
+	if m.indptr != "" {
+		w.line("// Packed queries: sequence b's tokens.")
+		m.fn(w, "i64 qlen(i64 b)", fmt.Sprintf("return (i64)%s[b + 1] - (i64)%s[b];", m.indptr, m.indptr))
+	}
 	w.line("// Keys of each source for sequence b.")
 	var lens writer
 	for i, s := range m.srcs {
@@ -223,12 +236,17 @@ func (m *attModel) emitContext(w *writer) error {
 	w.line("using OT = %s;", ctype(ot))
 	w.line("FZ_DEV float ldq(const QT* p) { return fz_ld_%s(p); }", dsuf(qt))
 	w.line("FZ_DEV void sto(OT* p, float v) { fz_st_%s(p, v); }", dsuf(ot))
-	qa, err := k.addr(m.q, []ix{ixv("b"), ixv("h"), ixv("i"), ixv("d")})
+	qi := []ix{ixv("b"), ixv("h"), ixv("i"), ixv("d")}
+	if m.indptr != "" {
+		// Query i of sequence b is packed token indptr[b] + i.
+		qi = []ix{ixv("h"), ixv(fmt.Sprintf("((i64)%s[b] + i)", m.indptr)), ixv("d")}
+	}
+	qa, err := k.addr(m.q, qi)
 	if err != nil {
 		return err
 	}
 	m.fn(w, "const QT* q(i64 b, i64 h, i64 i, int d)", "return "+qa+";")
-	oa, err := k.addr(m.out, []ix{ixv("b"), ixv("h"), ixv("i"), ixv("d")})
+	oa, err := k.addr(m.out, qi)
 	if err != nil {
 		return err
 	}
@@ -278,7 +296,8 @@ func (m *attModel) fn(w *writer, decl, body string) {
 }
 
 // attentionKernel generates an Attention kernel: a split-KV decode entry
-// and its merge, and a tiled prefill entry; the launch variant picks.
+// and its merge, and a tiled prefill entry, the launch variant picking;
+// over packed queries the varlen entry alone.
 func (k *kgen) attentionKernel() (*generated, error) {
 	m, err := k.attModel()
 	if err != nil {
@@ -289,6 +308,19 @@ func (k *kgen) attentionKernel() (*generated, error) {
 		return nil, err
 	}
 	init := "  " + k.ctxInit("c") + "\n"
+	if m.indptr != "" {
+		// The launch's work items are query tiles of the kernel's QB.
+		if l := k.pk.Launch; l != nil && l.Tile[0] != attQB {
+			return nil, fmt.Errorf("attention kernel %s: varlen query tiles of %d rows, the kernel's are %d", k.pk.Name, l.Tile[0], attQB)
+		}
+		return &generated{
+			libs:     []string{libAttentionSIMT},
+			helpers:  ctx.String(),
+			entries:  []entry{{"", init + "  fz_att_simt_varlen(c);\n"}},
+			variants: map[plan.Variant][]string{plan.VariantVarlenSIMT: {""}},
+			variant:  plan.VariantVarlenSIMT,
+		}, nil
+	}
 	dec := init + "  fz_att_simt_decode(c, fz_workspace);\n"
 	mer := init + "  fz_att_simt_merge(c, fz_workspace);\n"
 	pre := init + "  fz_att_simt_prefill(c);\n"

@@ -3,6 +3,7 @@
 package cuda
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,14 +12,15 @@ import (
 )
 
 // TestSIMTAttentionNVRTC compiles the CUDA-core attention kernels of
-// simtConfigs and keysTConfigs (keys stored transposed, on CUDA cores) for
-// sm_90a: no spills, and every global load of their decode
-// and prefill entries non-coherent (ld.global.nc), which NVRTC derives from
-// the parameters' __restrict__ only while every function the templates of
-// device/attention_simt.cuh give the context reads one of its fields.
+// simtConfigs, keysTConfigs (keys stored transposed, on CUDA cores) and
+// varlenConfigs (packed queries) for sm_90a: no spills, and every global
+// load of their decode, prefill and varlen entries non-coherent
+// (ld.global.nc), which NVRTC derives from the parameters' __restrict__
+// only while every function the templates of device/attention_simt.cuh
+// give the context reads one of its fields.
 func TestSIMTAttentionNVRTC(t *testing.T) {
 	seen := map[string]bool{}
-	for _, c := range append(simtConfigs(t), keysTConfigs(t, true)...) {
+	for _, c := range slices.Concat(simtConfigs(t), keysTConfigs(t, true), varlenConfigs(t)) {
 		p := *c.plan_
 		p.Kernels = nil
 		for _, k := range c.plan_.Kernels {

@@ -13,6 +13,7 @@ import (
 	"github.com/fuser-dev/fuser/passes"
 	"github.com/fuser-dev/fuser/plan"
 	"github.com/fuser-dev/fuser/specs"
+	"github.com/fuser-dev/fuser/specs/testlayers"
 )
 
 // testDims are the dim bindings every spec is planned with: decode-like
@@ -125,6 +126,38 @@ func testConfigs(t testing.TB) []testConfig {
 					out = append(out, planConfig(t, name, g, full, tg, pl, *simtFlag))
 				}
 			}
+		}
+	}
+	if *dimsFlag == "" {
+		out = append(out, varlenConfigs(t)...)
+	}
+	return out
+}
+
+// varlenDims are the bindings the varlen layers are planned at: a few
+// tokens over a cache (the GEMV path), and prompts of 123 tokens in all,
+// no query tile a multiple (the tensor-core GEMMs).
+var varlenDims = []map[string]int64{
+	{"B": 3, "N": 3, "T": 17},
+	{"B": 5, "N": 123, "T": 40},
+}
+
+// varlenConfigs plans the layers over packed prompts
+// (testlayers.VarlenNames) fused at varlenDims; their unfused plans pair
+// tokens with their sequences in matmuls, which codegen refuses.
+func varlenConfigs(t testing.TB) []testConfig {
+	var out []testConfig
+	for _, name := range testlayers.VarlenNames() {
+		g, err := testlayers.Varlen(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, dims := range varlenDims {
+			full, err := bindDims(g, dims)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, planConfig(t, "varlen_"+name, g, full, plan.H200, "fused", *simtFlag))
 		}
 	}
 	return out

@@ -93,8 +93,9 @@ func TestDeterministic(t *testing.T) {
 
 // TestGolden compares representative kernels of the Llama-3-8B layer with
 // testdata: the RMSNorm row kernel, the GEMV with its SwiGLU epilogue, and
-// at one row that GEMV with the norm as its prologue (run with -update to
-// accept changes). TestFlashGolden holds the decode
+// at one row that GEMV with the norm as its prologue; and of a layer over
+// packed prompts, the QKV GEMV appending packed tokens and the varlen
+// attention (run with -update to accept changes). TestFlashGolden holds the decode
 // attention kernel.
 func TestGolden(t *testing.T) {
 	c := findConfig(t, "llama3_8b", "fused", 3)
@@ -130,6 +131,15 @@ func TestGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.Check(t, "testdata/gemv_prologue.cu", kernelSource(t, one, "k03_gemm_matmul_silu_mul_mean_etc"))
+	// Packed prompts: the QKV GEMV's epilogue appends each token at its
+	// sequence's position (fz_packed_seq), and the CUDA-core varlen
+	// attention takes each sequence's query tiles.
+	packed, err := Generate(findVarlen(t, "varlen_small_ragged", 3).plan_)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "testdata/gemv_packed_rope.cu", kernelSource(t, packed, "k01_gemm_matmul_rope_append"))
+	golden.Check(t, "testdata/attention_varlen.cu", kernelSource(t, packed, "k02_attention_attention"))
 }
 
 // kernelSource extracts a kernel's body functions and entries from a
@@ -162,6 +172,19 @@ func findConfig(t *testing.T, spec, pl string, s int64) testConfig {
 		}
 	}
 	t.Fatalf("no config %s %s S=%d", spec, pl, s)
+	return testConfig{}
+}
+
+// findVarlen returns the configuration of a varlen layer (varlenConfigs)
+// at n tokens.
+func findVarlen(t *testing.T, spec string, n int64) testConfig {
+	t.Helper()
+	for _, c := range varlenConfigs(t) {
+		if c.spec == spec && c.dims["N"] == n {
+			return c
+		}
+	}
+	t.Fatalf("no varlen config %s N=%d", spec, n)
 	return testConfig{}
 }
 

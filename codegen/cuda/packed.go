@@ -17,7 +17,7 @@ func (k *kgen) refusePacked() error {
 		if len(n.SeqIndptrs()) == 0 || n.Op == ir.OpAppend || n.Op == ir.OpAttention && n.Attr.Attn.Varlen {
 			continue
 		}
-		return fmt.Errorf("kernel %s: %s pairs packed tokens with their sequences outside an append or varlen attention: not generated", k.pk.Name, n.Op)
+		return fmt.Errorf("kernel %s: %s pairing packed tokens with their sequences is not supported yet (an append and varlen attention are)", k.pk.Name, n.Op)
 	}
 	return nil
 }

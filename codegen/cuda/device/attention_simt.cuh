@@ -2,7 +2,7 @@
  * The CUDA-core attention kernel (codegen/cuda/attention.go instantiates it):
  * the fallback for the attention the tensor-core kernels of
  * attention_flash.cuh do not take (f32 or other dtypes, head dims they do
- * not handle), every product an f32 FMA. Three entries:
+ * not handle), every product an f32 FMA. Four entries:
  *
  *   fz_att_simt_decode   split-KV decode: block (split, kv head g, sequence
  *                        b) attends its chunk of the keys, a multiple of
@@ -14,7 +14,10 @@
  *                        first split column merge the rows of their group
  *                        (launched on the decode's grid, after it);
  *   fz_att_simt_prefill  tiled prefill: block (query block of QB, head h,
- *                        sequence b) attends every key.
+ *                        sequence b) attends every key;
+ *   fz_att_simt_varlen   tiled prefill over packed queries: block (work
+ *                        item, head h), the items the sequences' query
+ *                        tiles of QB, each of one sequence's queries.
  *
  * The rows of a block are taken QP at a time (fz_att_simt_rows): the queries
  * staged as f32, pre-scaled; then tile after tile of BC keys: the first BC
@@ -27,7 +30,7 @@
  * pass of rows visits by the rows' positions (with a window, from below
  * too). Keys are numbered source after source (a cascade's prefix first);
  * the S queries are the last S positions: query i at tk - S + i of the tk
- * keys.
+ * keys (packed queries: S the sequence's own, qlen(b)).
  *
  * The partials of split sp for query i of head h of sequence b are DH + 2
  * floats of the workspace, m, l, then o, at row (sp * B * H + b * H + h) *
@@ -51,7 +54,9 @@
  *                       its element type, ldb its load as a float and
  *                       bias(b, h, i, j) the address of query i of head h
  *                       at key j (read only for the keys the mask leaves);
- *   nb(), nsq()         batch, queries a sequence;
+ *   nb(), nsq()         batch, queries a sequence (packed: every token);
+ *   qlen(b)             packed queries only (the varlen entry): sequence
+ *                       b's tokens, from the indptr;
  *   lens(b, n)          the keys of each source for sequence b into n;
  *   krow(b, g, t, n,    the source of key t (of all sources, n their key
  *   rk, rv)             counts) of kv head g, returned, and the element
@@ -67,8 +72,9 @@
  *   QT, OT              the query and output element types;
  *   ldq, sto            load a query element as a float, store a float as
  *                       an output element;
- *   q(b, h, i, d)       the address of element d of query i of head h,
- *   out(b, h, i, d)     and of that element of its output.
+ *   q(b, h, i, d)       the address of element d of query i of head h
+ *   out(b, h, i, d)     of sequence b (packed: token indptr[b] + i), and of
+ *                       that element of its output.
  *
  * A function given the context reads one of its fields: a member that
  * reads none is static, and a template passes the context on only to a
@@ -99,12 +105,14 @@ FZ_DEV i64 fz_att_simt_keys(const i64 (&n)[NSRC]) {
 }
 
 // fz_att_simt_masked reports whether the mask hides key j of the tk keys
-// from query i (at tk - S + i).
+// from query i of the sequence's sq (at tk - sq + i); w is the window
+// (with C::WINDOW). It takes no context: a template passes the context
+// only to a function that reads one of its fields (see above).
 template <class C>
-FZ_DEV bool fz_att_simt_masked(const C& c, i64 tk, i64 i, i64 j) {
+FZ_DEV bool fz_att_simt_masked(i64 tk, i64 sq, i64 w, i64 i, i64 j) {
   if constexpr (C::CAUSAL) {
-    const i64 pos = tk - c.nsq() + i;
-    if constexpr (C::WINDOW) return j > pos || j <= pos - c.window();
+    const i64 pos = tk - sq + i;
+    if constexpr (C::WINDOW) return j > pos || j <= pos - w;
     return j > pos;
   }
   return false;
@@ -156,12 +164,12 @@ FZ_DEV void fz_att_simt_tile(const C& c, const i64* srk, const i64* srv, const i
   }
 }
 
-// fz_att_simt_rows attends query rows [0, nrows) of sequence b to keys
-// [j0, j1) of its tk keys (n per source) of kv head g: row rr is query i of
-// head h, at(rr, h, i). With one split (nsplit == 1) it stores the rows'
-// output, otherwise split sp's partials of them to ws.
+// fz_att_simt_rows attends query rows [0, nrows) of sequence b, of its sq
+// queries, to keys [j0, j1) of its tk keys (n per source) of kv head g: row
+// rr is query i of head h, at(rr, h, i). With one split (nsplit == 1) it
+// stores the rows' output, otherwise split sp's partials of them to ws.
 template <class C, class At>
-FZ_DEV void fz_att_simt_rows(const C& c, float* ws, i64 b, i64 g, const i64 (&n)[C::NSRC], i64 tk, i64 j0, i64 j1, i64 nrows, int nsplit, int sp, At at) {
+FZ_DEV void fz_att_simt_rows(const C& c, float* ws, i64 b, i64 g, const i64 (&n)[C::NSRC], i64 tk, i64 sq, i64 j0, i64 j1, i64 nrows, int nsplit, int sp, At at) {
   constexpr int DH = C::DH, QP = C::QP, BC = C::BC, KS = DH + 4;
   // The accumulators of a thread: elements threadIdx.x + i * NT of the
   // QP x DH block of rows.
@@ -173,6 +181,8 @@ FZ_DEV void fz_att_simt_rows(const C& c, float* ws, i64 b, i64 g, const i64 (&n)
   __shared__ float sM[QP], sL[QP], sA[QP];
   __shared__ i64 sRK[BC], sRV[BC];
   __shared__ int sSrc[BC];
+  i64 win = 0; // the window's keys (fz_att_simt_masked)
+  if constexpr (C::WINDOW) win = c.window();
   for (i64 r0 = 0; r0 < nrows; r0 += QP) {
     const int nr = (int)fz_min64(QP, nrows - r0);
     __syncthreads();
@@ -198,11 +208,11 @@ FZ_DEV void fz_att_simt_rows(const C& c, float* ws, i64 b, i64 g, const i64 (&n)
       for (int r = 0; r < nr; r++) {
         i64 h, i;
         at(r0 + r, h, i);
-        const i64 pos = tk - c.nsq() + i;
+        const i64 pos = tk - sq + i;
         maxpos = pos > maxpos ? pos : maxpos; minpos = pos < minpos ? pos : minpos;
       }
       jhi = fz_min64(jhi, maxpos + 1);
-      if constexpr (C::WINDOW) jlo = fz_max64(jlo, minpos - c.window() + 1);
+      if constexpr (C::WINDOW) jlo = fz_max64(jlo, minpos - win + 1);
     }
     for (i64 jt = jlo; jt < jhi; jt += BC) {
       __syncthreads();
@@ -236,13 +246,13 @@ FZ_DEV void fz_att_simt_rows(const C& c, float* ws, i64 b, i64 g, const i64 (&n)
           if constexpr (C::BIAS) {
             i64 h, i;
             at(r0 + r, h, i);
-            if (!fz_att_simt_masked(c, tk, i, j)) s += C::BSCALE * C::ldb(c.bias(b, h, i, j));
+            if (!fz_att_simt_masked<C>(tk, sq, win, i, j)) s += C::BSCALE * C::ldb(c.bias(b, h, i, j));
           }
           if constexpr (C::CAP != 0.f) s = fz_softcap(s, C::CAP);
           if constexpr (C::CAUSAL) {
             i64 h, i;
             at(r0 + r, h, i);
-            if (fz_att_simt_masked(c, tk, i, j)) s = -FZ_INF;
+            if (fz_att_simt_masked<C>(tk, sq, win, i, j)) s = -FZ_INF;
           }
         }
         sS[e] = s;
@@ -310,7 +320,7 @@ FZ_DEV void fz_att_simt_decode(const C& c, float* ws) {
       const i64 tk = fz_att_simt_keys(n);
       const i64 chunk = ((tk + nsplit - 1) / nsplit + C::BC - 1) / C::BC * C::BC;
       const i64 j0 = fz_min64(tk, sp * chunk), j1 = fz_min64(tk, j0 + chunk);
-      fz_att_simt_rows(c, ws, b, g, n, tk, j0, j1, C::GRP * sq, nsplit, sp, [&](i64 rr, i64& h, i64& i) {
+      fz_att_simt_rows(c, ws, b, g, n, tk, sq, j0, j1, C::GRP * sq, nsplit, sp, [&](i64 rr, i64& h, i64& i) {
         h = g * C::GRP + rr / sq;
         i = rr % sq;
       });
@@ -365,11 +375,42 @@ FZ_DEV void fz_att_simt_prefill(const C& c) {
       for (i64 qb = blockIdx.x; qb < nqb; qb += gridDim.x) {
         const i64 q0 = qb * C::QB;
         // One split: the output, no partials.
-        fz_att_simt_rows(c, (float*)0, b, g, n, tk, 0, tk, fz_min64(C::QB, c.nsq() - q0), 1, 0, [&](i64 rr, i64& h, i64& i) {
+        fz_att_simt_rows(c, (float*)0, b, g, n, tk, c.nsq(), 0, tk, fz_min64(C::QB, c.nsq() - q0), 1, 0, [&](i64 rr, i64& h, i64& i) {
           h = h0;
           i = q0 + rr;
         });
       }
+    }
+  }
+}
+
+// fz_att_simt_varlen is the entry of attention over packed queries (the
+// context's qlen(b)): block (work item, head h), the grid's x
+// and y. The work items are the query tiles of the sequences in order,
+// sequence b's ceil(qlen(b) / QB) tiles of QB of its own queries (the last
+// partial), so that no tile holds two sequences' queries; a block finds its
+// tile's sequence by counting the tiles before it, and the blocks past the
+// last tile exit. Query i of sequence b (packed token indptr[b] + i, the
+// context's q and out) is at key position tk - qlen(b) + i of the sequence's tk keys.
+template <class C>
+FZ_DEV void fz_att_simt_varlen(const C& c) {
+  for (i64 h0 = blockIdx.y; h0 < C::NH; h0 += gridDim.y) {
+    const i64 g = h0 / C::GRP;
+    for (i64 item = blockIdx.x;; item += gridDim.x) {
+      i64 b = 0, t = item;
+      for (; b < c.nb(); b++) {
+        const i64 tiles = (c.qlen(b) + C::QB - 1) / C::QB;
+        if (t < tiles) break;
+        t -= tiles;
+      }
+      if (b == c.nb()) break;
+      i64 n[C::NSRC];
+      c.lens(b, n);
+      const i64 tk = fz_att_simt_keys(n), sq = c.qlen(b), q0 = t * C::QB;
+      fz_att_simt_rows(c, (float*)0, b, g, n, tk, sq, 0, tk, fz_min64(C::QB, sq - q0), 1, 0, [&](i64 rr, i64& h, i64& i) {
+        h = h0;
+        i = q0 + rr;
+      });
     }
   }
 }
