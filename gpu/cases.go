@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fuser-dev/fuser/frontend"
+	"github.com/fuser-dev/fuser/interp"
 	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/specs"
 	"github.com/fuser-dev/fuser/specs/testlayers"
@@ -23,8 +24,9 @@ const DefaultSeed = 20261129
 // one of the attention layers of interp's tests.
 type Case struct {
 	// Spec is an embedded spec's name, "attn_<variant>" for
-	// testlayers.AttnLayers, "dec_<variant>" for DecLayer or "mat_<variant>"
-	// for MatLayer.
+	// testlayers.AttnLayers, "dec_<variant>" for DecLayer, "mat_<variant>"
+	// for MatLayer, "vl_<variant>" for VarlenLayer or "varlen_<name>" for
+	// testlayers.Varlen.
 	Spec string
 	// Full keeps the spec's model constants; otherwise they are shrunk
 	// (testlayers.SmallConsts) so that the CPU reference stays fast.
@@ -37,9 +39,13 @@ type Case struct {
 	// File, when set, is the spec file the case runs (SpecCases); Spec is
 	// then its name.
 	File string
+	// QLens, for a layer over packed prompts, splits its N tokens over
+	// the B prompts (qo_indptr); nil draws a split (interp.RandomInputs).
+	QLens []int
 }
 
-// Name is the case's subtest name: spec/small|full/B=2,S=1,T=17.
+// Name is the case's subtest name: spec/small|full/B=2,S=1,T=17, and the
+// split of packed prompts when the case sets one (/q=0,1,17).
 func (c Case) Name() string {
 	size := "small"
 	switch {
@@ -48,7 +54,25 @@ func (c Case) Name() string {
 	case c.Full:
 		size = "full"
 	}
-	return c.Spec + "/" + size + "/" + DimsString(c.Dims)
+	name := c.Spec + "/" + size + "/" + DimsString(c.Dims)
+	if c.QLens != nil {
+		q := make([]string, len(c.QLens))
+		for i, n := range c.QLens {
+			q[i] = fmt.Sprint(n)
+		}
+		name += "/q=" + strings.Join(q, ",")
+	}
+	return name
+}
+
+// Inputs draws the case's inputs for its layer g (interp.RandomInputs
+// from its seed, with its split of packed prompts).
+func (c Case) Inputs(g *ir.Graph) (map[string]*interp.Tensor, error) {
+	var opt interp.RandomOptions
+	if c.QLens != nil {
+		opt.QLens = map[string][]int{"qo_indptr": c.QLens}
+	}
+	return interp.RandomInputsWith(g, c.Dims, c.Seed, opt)
 }
 
 // DimsString prints dims sorted by name, B first: B=2,S=1,T=17.
@@ -96,6 +120,12 @@ func (c Case) Graph() (*ir.Graph, error) {
 	}
 	if v, ok := strings.CutPrefix(c.Spec, "ops_"); ok && !isSpec(c.Spec) {
 		return OpsLayer(v)
+	}
+	if v, ok := strings.CutPrefix(c.Spec, "vl_"); ok && !isSpec(c.Spec) {
+		return VarlenLayer(v)
+	}
+	if v, ok := strings.CutPrefix(c.Spec, "varlen_"); ok && !isSpec(c.Spec) {
+		return testlayers.Varlen(v)
 	}
 	if c.Full {
 		file, src, ok := specs.Source(c.Spec)
@@ -221,10 +251,16 @@ func DecLayer(variant string) (*ir.Graph, error) {
 		return nil, fmt.Errorf("no decode attention layer %q", variant)
 	}
 	subs["dh"] = dh
+	return parseTemplate("dec_"+variant+".fu", src, subs)
+}
+
+// parseTemplate parses the layer template src with each {{key}} of subs
+// replaced by its text.
+func parseTemplate(file, src string, subs map[string]string) (*ir.Graph, error) {
 	for k, v := range subs {
 		src = strings.ReplaceAll(src, "{{"+k+"}}", v)
 	}
-	return frontend.Parse("dec_"+variant+".fu", src)
+	return frontend.Parse(file, src)
 }
 
 // decCase is a DecLayer variant at its dims.
@@ -324,8 +360,9 @@ func biasCases(r func(lo, hi int64) int64) []decCase {
 // prefill (prefillCases); and the full-size Llama-3-8B layer at a decode step
 // of two rows (tensor-core GEMV) and of one (narrow GEMV tiles, K unsplit)
 // and a short prefill (GEMM); last the score-bias attention layers
-// (testlayers.BiasLayers at the first three kinds, biasCases), and the
-// layers over keys stored transposed (keysTCases). Paged and
+// (testlayers.BiasLayers at the first three kinds, biasCases), the
+// layers over keys stored transposed (keysTCases) and the layers over
+// packed prompts of different lengths (varlenCases). Paged and
 // ragged caches get a random length per sequence (interp.RandomInputs), so
 // batches are ragged.
 func Cases(seed int64) []Case {
@@ -432,6 +469,14 @@ func Cases(seed int64) []Case {
 			panic(err)
 		}
 		add("dec_"+dc.variant, false, "keys stored transposed", dc.dims, g)
+	}
+	for _, vc := range varlenCases(r) {
+		g, err := Case{Spec: vc.spec}.Graph()
+		if err != nil {
+			panic(err)
+		}
+		add(vc.spec, false, "packed prompts (varlen)", vc.dims, g)
+		out[len(out)-1].QLens = vc.qlens
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/plan"
 	"github.com/fuser-dev/fuser/specs"
+	"github.com/fuser-dev/fuser/specs/testlayers"
 )
 
 func TestCasesDeterministic(t *testing.T) {
@@ -38,8 +40,14 @@ func TestCasesDeterministic(t *testing.T) {
 		if c.Dims["B"]*c.Dims["S"] == 1 && !strings.HasPrefix(c.Spec, "mat_") {
 			kinds["one row "+c.Spec] = true
 		}
+		if slices.Contains(c.QLens, 0) && slices.Contains(c.QLens, 1) {
+			kinds["empty and one-token prompts "+c.Spec] = true
+		}
 	}
 	wants := append(specs.Names(), "attn_paged", "attn_ragged", "T=1", "long T", "gemm")
+	for _, name := range testlayers.VarlenNames() {
+		wants = append(wants, "empty and one-token prompts varlen_"+name)
+	}
 	for _, name := range specs.Names() {
 		wants = append(wants, "one row "+name)
 	}
@@ -104,7 +112,7 @@ func caseOnCPU(t *testing.T, c Case, strict bool) []*Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inputs, err := interp.RandomInputs(g, c.Dims, c.Seed)
+	inputs, err := c.Inputs(g)
 	if err != nil {
 		t.Fatalf("%s: %v", c.Name(), err)
 	}

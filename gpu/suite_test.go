@@ -114,7 +114,7 @@ func (cd *caseData) prepare() error {
 			return err
 		}
 	}
-	inputs, err := interp.RandomInputs(g, cd.c.Dims, cd.c.Seed)
+	inputs, err := cd.c.Inputs(g)
 	if err != nil {
 		return fmt.Errorf("RandomInputs: %w", err)
 	}

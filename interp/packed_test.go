@@ -178,3 +178,31 @@ func TestPackedIndptrChecked(t *testing.T) {
 		})
 	}
 }
+
+// TestRandomQLens checks RandomOptions.QLens: the indptr is the given
+// split's running sum (an empty and a one-token prompt kept), the rope
+// positions count from each prompt's cached tokens, and a split of another
+// length, total or with a negative count is an error.
+func TestRandomQLens(t *testing.T) {
+	g := build(t, subst(packedSpec, "dims", "", "extra", "input kv_indptr : i32[B + 1]", "layout", "@ ragged(indptr=kv_indptr)"))
+	dims := map[string]int64{"B": 5, "N": 123, "T": 9}
+	in, err := RandomInputsWith(g, dims, 3, RandomOptions{QLens: map[string][]int{"qo_indptr": {0, 1, 17, 100, 5}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := in["qo_indptr"].Data, []float64{0, 0, 1, 18, 118, 123}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("qo_indptr %v, want %v", got, want)
+	}
+	kv, pos := in["kv_indptr"].Data, in["pos"].Data
+	for b, first := range []int{1, 18, 118} {
+		cached := kv[b+3] - kv[b+2] - (in["qo_indptr"].Data[b+3] - in["qo_indptr"].Data[b+2])
+		if pos[first] != cached {
+			t.Errorf("prompt %d's first token at position %v, want its %v cached tokens", b+2, pos[first], cached)
+		}
+	}
+	for _, q := range [][]int{{0, 1, 17, 100}, {0, 1, 17, 100, 6}, {-1, 2, 17, 100, 5}} {
+		if _, err := RandomInputsWith(g, dims, 3, RandomOptions{QLens: map[string][]int{"qo_indptr": q}}); err == nil {
+			t.Errorf("split %v of 123 tokens over 5 prompts: no error", q)
+		}
+	}
+}

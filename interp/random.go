@@ -53,6 +53,10 @@ type RandomOptions struct {
 	// tokens, as sequence 0 has, instead of a random length: a benchmark's
 	// batch then moves the bytes the cost model counts (B·T cached tokens).
 	FullLengths bool
+	// QLens, when set, splits the packed tokens of the indptr input it
+	// names (qo_indptr) as given, a count per sequence summing to the
+	// tokens, instead of at random.
+	QLens map[string][]int
 }
 
 // RandomInputsWith is RandomInputs with options.

@@ -9,9 +9,9 @@ import (
 
 // packedIndptr draws the indptr of packed input v once (inputs packed by
 // one indptr share it): the N tokens of v's first axis split over the B
-// sequences at random, the last sequence empty when B >= 2 and the one
-// before it a single token when B >= 3 and N >= 1, so that every draw
-// covers both edge cases.
+// sequences as RandomOptions.QLens says, or at random, the last sequence
+// empty when B >= 2 and the one before it a single token when B >= 3 and
+// N >= 1, so that every draw covers both edge cases.
 func (gen *generator) packedIndptr(v *ir.Value) error {
 	ip := v.Packed.Indptr
 	shape, err := v.Type.Shape.Eval(gen.dims)
@@ -40,6 +40,28 @@ func (gen *generator) packedIndptr(v *ir.Value) error {
 		gen.out[ip.Name] = intTensor([]int{0})
 		return nil
 	}
+	q, err := gen.packedSplit(ip.Name, N, B)
+	if err != nil {
+		return err
+	}
+	gen.qlens[ip] = q
+	indptr := make([]int, B+1)
+	for b, n := range q {
+		indptr[b+1] = indptr[b] + n
+	}
+	gen.out[ip.Name] = intTensor(indptr)
+	return nil
+}
+
+// packedSplit is the token count of each of the B sequences of the N
+// tokens an indptr packs: RandomOptions.QLens's, checked, or drawn.
+func (gen *generator) packedSplit(name string, N, B int) ([]int, error) {
+	if q, ok := gen.opt.QLens[name]; ok {
+		if len(q) != B || sum(q) != N || slices.Min(q) < 0 {
+			return nil, fmt.Errorf("the split %v of %s is not %d counts of at least 0 summing to %d", q, name, B, N)
+		}
+		return q, nil
+	}
 	q := make([]int, B)
 	rest, free := N, B
 	if B >= 2 {
@@ -60,13 +82,7 @@ func (gen *generator) packedIndptr(v *ir.Value) error {
 	for b := range free {
 		q[b] = cuts[b+1] - cuts[b]
 	}
-	gen.qlens[ip] = q
-	indptr := make([]int, B+1)
-	for b, n := range q {
-		indptr[b+1] = indptr[b] + n
-	}
-	gen.out[ip.Name] = intTensor(indptr)
-	return nil
+	return q, nil
 }
 
 // packedPositions fills the rope positions t [N] of tokens packed as p:

@@ -13,7 +13,7 @@ import (
 )
 
 // TestGeneratedPackagesBuild writes the package of every spec, fused and
-// unfused, into a directory of the module (so the runtime import resolves;
+// unfused, and of the varlen layers (testPlans) into a directory of the module (so the runtime import resolves;
 // the leading underscore keeps ./... patterns out of it, so the packages
 // are named one by one) and vets and builds
 // them with the tag cuda. It needs cgo and cuda.h: the nvrtc tag means the
@@ -30,35 +30,29 @@ func TestGeneratedPackagesBuild(t *testing.T) {
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	var pkgs []string
 	maps := 0
-	for _, name := range specNames() {
-		for _, unfused := range []bool{false, true} {
-			pkg := name
-			if unfused {
-				pkg += "_unfused"
-			}
-			p, dims := planSpec(t, name, unfused)
-			m, err := cuda.Generate(p)
-			if err != nil {
-				t.Fatalf("%s: %v", pkg, err)
-			}
-			var ks []Kernel
-			for _, k := range m.Kernels {
-				ks = append(ks, Kernel{Entries: k.Entries, Params: k.Params, Block: k.Block})
-			}
-			src, err := Generate(p, dims, ks, pkg, "kernels.ptx")
-			if err != nil {
-				t.Fatalf("%s: %v", pkg, err)
-			}
-			maps += strings.Count(src, "runtime.RowMap(")
-			pkgDir := filepath.Join(dir, pkg)
-			pkgs = append(pkgs, "./"+filepath.Join(filepath.Base(dir), pkg))
-			if err := os.Mkdir(pkgDir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			// The PTX is only embedded here, never loaded.
-			write(t, filepath.Join(pkgDir, "kernels.ptx"), "// placeholder\n")
-			write(t, filepath.Join(pkgDir, pkg+".go"), src)
+	for _, np := range testPlans(t) {
+		pkg := np.name
+		m, err := cuda.Generate(np.p)
+		if err != nil {
+			t.Fatalf("%s: %v", pkg, err)
 		}
+		var ks []Kernel
+		for _, k := range m.Kernels {
+			ks = append(ks, Kernel{Entries: k.Entries, Params: k.Params, Block: k.Block})
+		}
+		src, err := Generate(np.p, np.dims, ks, pkg, "kernels.ptx")
+		if err != nil {
+			t.Fatalf("%s: %v", pkg, err)
+		}
+		maps += strings.Count(src, "runtime.RowMap(")
+		pkgDir := filepath.Join(dir, pkg)
+		pkgs = append(pkgs, "./"+filepath.Join(filepath.Base(dir), pkg))
+		if err := os.Mkdir(pkgDir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		// The PTX is only embedded here, never loaded.
+		write(t, filepath.Join(pkgDir, "kernels.ptx"), "// placeholder\n")
+		write(t, filepath.Join(pkgDir, pkg+".go"), src)
 	}
 	if maps == 0 {
 		t.Fatal("no package encodes a tensor map")

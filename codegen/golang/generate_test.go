@@ -23,23 +23,21 @@ func TestGenerateTiny(t *testing.T) {
 	golden.Check(t, "testdata/tiny.go.golden", src)
 }
 
-// TestGenerateAll generates every spec, fused and unfused, and checks the
-// result is gofmt-clean (the cuda-tagged test builds it).
+// TestGenerateAll generates every spec, fused and unfused, and the varlen
+// layers (testPlans), and checks the result is gofmt-clean (the
+// cuda-tagged test builds it).
 func TestGenerateAll(t *testing.T) {
-	for _, name := range specNames() {
-		for _, unfused := range []bool{false, true} {
-			p, dims := planSpec(t, name, unfused)
-			src, err := Generate(p, dims, nil, name, "kernels.ptx")
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			formatted, err := format.Source([]byte(src))
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			if string(formatted) != src {
-				t.Errorf("%s: generated code is not gofmt-clean", name)
-			}
+	for _, np := range testPlans(t) {
+		src, err := Generate(np.p, np.dims, nil, np.name, "kernels.ptx")
+		if err != nil {
+			t.Fatalf("%s: %v", np.name, err)
+		}
+		formatted, err := format.Source([]byte(src))
+		if err != nil {
+			t.Fatalf("%s: %v", np.name, err)
+		}
+		if string(formatted) != src {
+			t.Errorf("%s: generated code is not gofmt-clean", np.name)
 		}
 	}
 }

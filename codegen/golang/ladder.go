@@ -79,6 +79,10 @@ func analyzeLadder(g *ir.Graph) *ladderModel {
 			m.inputs = append(m.inputs, ladderInput{value: v, kind: k})
 			continue
 		}
+		if p := v.Packed; p != nil {
+			m.why = fmt.Sprintf("input %s packs its prompts' tokens by %s: a packed prefill runs without graphs", v.Name, p.Indptr.Name)
+			return m
+		}
 		sh := v.Type.Shape
 		ok := len(sh) > 0 && sh[0].Equal(ir.Sym("B"))
 		for _, d := range sh[min(1, len(sh)):] {

@@ -97,6 +97,13 @@ input x : f32[S, B, 8]
 output y : f32[S, B, 8]
 y = x * 2
 `, "no leading batch axis"},
+		{"packed", `layer p
+dim B, N
+input  x         : f32[N, 8] @ packed(indptr=qo_indptr)
+input  qo_indptr : i32[B + 1]
+output y         : f32[N, 8]
+y = x * 2
+`, "input x packs its prompts' tokens by qo_indptr"},
 	} {
 		g, err := frontend.Parse(tc.name+".fu", tc.src)
 		if err != nil {
