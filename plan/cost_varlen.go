@@ -154,19 +154,26 @@ func varlenFlops(n *ir.Node, dims map[string]int64) (int64, error) {
 }
 
 // varlenCost corrects kernel cost c for varlen attention node n: the
-// inputs counted the sequences' whole caches, the node reads what its
-// queries see (varlenTraffic).
+// inputs counted the buffers of K and V whole (each once), the node reads
+// what its queries see (varlenTraffic).
 func varlenCost(c *Cost, n *ir.Node, l *Launch, dims map[string]int64) error {
 	hbm, l2, err := varlenTraffic(n, l, dims)
 	if err != nil {
 		return err
 	}
+	seen := map[*ir.Value]bool{}
 	for _, kv := range n.Args[1:] {
-		whole, err := ReadBytes(Root(kv), dims)
-		if err != nil {
-			return err
+		for _, src := range Sources(kv) {
+			if seen[src] {
+				continue
+			}
+			seen[src] = true
+			whole, err := ReadBytes(src, dims)
+			if err != nil {
+				return err
+			}
+			c.BytesRead -= whole
 		}
-		c.BytesRead -= whole
 	}
 	c.BytesRead += hbm
 	c.L2Bytes += l2

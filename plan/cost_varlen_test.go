@@ -120,3 +120,31 @@ o = softmax(MASK, axis=-1) @ V
 		}
 	}
 }
+
+// TestVarlenCostStateKeys checks varlen attention over keys no append
+// writes, K and V the two halves of one state: every sequence has T keys,
+// and the kernel reads those its queries see, once, in place of the halves
+// its inputs list.
+func TestVarlenCostStateKeys(t *testing.T) {
+	const src = `layer varlen_state
+dim B, N, T
+const H = 4, G = 2, Dh = 16
+input  q         : bf16[N, H, Dh] @ packed(indptr=qo_indptr)
+input  qo_indptr : i32[B + 1]
+state  kv        : bf16[2, B, G, T, Dh]
+output o         : bf16[H, N, Dh]
+k, v = split(kv, [1, 1], axis=0)
+o = softmax(causal(transpose(q, [1, 0, 2]) @ transpose(reshape(k, [B, G, T, Dh])) / 4), axis=-1) @ reshape(v, [B, G, T, Dh])
+`
+	const b, n, tk, h, g, row = 5, 3, 7, 4, 2, 2 * 16 * 2
+	_, cs := planCosts(t, src, passes.Options{Dims: map[string]int64{"B": b, "N": n, "T": tk}})
+	// Three prompts of one token, two empty: each token sees its
+	// sequence's 7 keys.
+	seen := int64(3 * g * tk * row)
+	if want := int64(n*h*16*2+(b+1)*4) + seen; len(cs) != 1 || cs[0].BytesRead != want {
+		t.Fatalf("costs %+v, want one kernel reading %d bytes (q, the indptr, the keys seen)", cs, want)
+	}
+	if want := int64(3*h*tk*row) - seen; cs[0].L2Bytes != want {
+		t.Errorf("L2 served %d bytes, want %d", cs[0].L2Bytes, want)
+	}
+}
