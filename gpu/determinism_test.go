@@ -104,7 +104,7 @@ func runOutput(dev *Device, p *Plan, inputs map[string]*interp.Tensor) ([]byte, 
 	if err := in.Reset(&Reference{P: p, Inputs: inputs}); err != nil {
 		return nil, err
 	}
-	if err := l.Forward(in, dev.Stream); err != nil {
+	if err := l.Run(in, dev.Stream); err != nil {
 		return nil, err
 	}
 	if err := dev.Stream.Synchronize(); err != nil {

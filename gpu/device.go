@@ -315,9 +315,31 @@ func encodeMap(m *codegen.RowMap, ptr func(*ir.Value) (runtime.DevicePtr, error)
 	return runtime.RowMap(k, v, codegen.RowMapRows, int(m.Dh))
 }
 
-// Forward enqueues every kernel; it fails on a kernel not generated.
-func (l *Loaded) Forward(in *Instance, s *runtime.Stream) error {
-	for i := range l.P.Kernels {
+// Forward enqueues the step: every kernel but the load stage's, which Fold
+// runs, as the generated Layer's Forward does. It fails on a kernel not
+// generated.
+func (l *Loaded) Forward(in *Instance, s *runtime.Stream) error { return l.launchAll(in, s, false) }
+
+// Fold enqueues the load stage's kernels (plan.Kernel.Load), which compute
+// the folded values of params that every step reads, as the generated
+// Layer does once after loading its weights.
+func (l *Loaded) Fold(in *Instance, s *runtime.Stream) error { return l.launchAll(in, s, true) }
+
+// Run enqueues a step from the leaves: Fold, then Forward.
+func (l *Loaded) Run(in *Instance, s *runtime.Stream) error {
+	if err := l.Fold(in, s); err != nil {
+		return err
+	}
+	return l.Forward(in, s)
+}
+
+// launchAll enqueues, in order, the kernels of the load stage or of the
+// step.
+func (l *Loaded) launchAll(in *Instance, s *runtime.Stream, load bool) error {
+	for i, k := range l.P.Kernels {
+		if k.Plan.Load != load {
+			continue
+		}
 		if err := l.Launch(in, i, s); err != nil {
 			return err
 		}

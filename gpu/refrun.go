@@ -33,7 +33,7 @@ func (d *Device) Step(p *Plan, inputs map[string]*interp.Tensor, values []*ir.Va
 	if err := d.Ctx.Synchronize(); err != nil {
 		return nil, err
 	}
-	if err := l.Forward(in, d.Stream); err != nil {
+	if err := l.Run(in, d.Stream); err != nil {
 		return nil, err
 	}
 	if err := d.Stream.Synchronize(); err != nil {

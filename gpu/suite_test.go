@@ -625,7 +625,8 @@ func (s *suite) graph(t *testing.T, l *Loaded, in *Instance, ref *Reference) err
 }
 
 // step runs the whole step from the leaves, eagerly or as a captured
-// graph, and returns the outputs, the states and the arena.
+// graph (the load stage eagerly before it, as the generated Layer folds
+// once), and returns the outputs, the states and the arena.
 func (s *suite) step(l *Loaded, in *Instance, ref *Reference, graph bool) (map[string][]byte, error) {
 	if err := in.Reset(ref); err != nil {
 		return nil, err
@@ -634,6 +635,9 @@ func (s *suite) step(l *Loaded, in *Instance, ref *Reference, graph bool) (map[s
 		return nil, err
 	}
 	st := s.dev.Stream
+	if err := l.Fold(in, st); err != nil {
+		return nil, err
+	}
 	if graph {
 		e, err := runtime.Capture(st, func() error { return l.Forward(in, st) })
 		if err != nil {

@@ -36,22 +36,23 @@ var timelineReset = func() []byte {
 	return b
 }()
 
-// spans turns the kernels' probe times (ns: first entry, first and last
-// passage, last return) into a Timeline from the step's first entry. A
-// kernel whose probes were not all written is an error.
-func spans(p *Plan, times [][4]uint64) (*Timeline, error) {
+// spans turns the probe times (ns: first entry, first and last passage,
+// last return) of the step's kernels, names, into a Timeline from the
+// step's first entry. A kernel whose probes were not all written is an
+// error.
+func spans(names []string, times [][4]uint64) (*Timeline, error) {
 	start := uint64(math.MaxUint64)
 	var end uint64
 	for i, t := range times {
 		if t[0] == math.MaxUint64 || t[1] == math.MaxUint64 || t[2] == 0 || t[3] == 0 || t[0] > t[1] || t[1] > t[2] || t[2] > t[3] {
-			return nil, fmt.Errorf("timeline %s: probes %v not written in order", p.Kernels[i].Plan.Name, t)
+			return nil, fmt.Errorf("timeline %s: probes %v not written in order", names[i], t)
 		}
 		start, end = min(start, t[0]), max(end, t[3])
 	}
 	us := func(ns uint64) float64 { return float64(ns-start) / 1e3 }
 	tl := &Timeline{SpanUs: us(end)}
 	for i, t := range times {
-		tl.Kernels = append(tl.Kernels, KernelSpan{Name: p.Kernels[i].Plan.Name, EnterUs: us(t[0]), SyncFirstUs: us(t[1]), SyncLastUs: us(t[2]), ExitUs: us(t[3])})
+		tl.Kernels = append(tl.Kernels, KernelSpan{Name: names[i], EnterUs: us(t[0]), SyncFirstUs: us(t[1]), SyncLastUs: us(t[2]), ExitUs: us(t[3])})
 	}
 	return tl, nil
 }

@@ -4,15 +4,13 @@ import (
 	"math"
 	"strings"
 	"testing"
-
-	"github.com/fuser-dev/fuser/plan"
 )
 
 // TestSpans checks the timeline arithmetic: times from the step's first
 // entry in µs, and probes left unwritten or out of order refused (a
 // kernel whose blocks never ran must not read as a zero-length span).
 func TestSpans(t *testing.T) {
-	p := &Plan{Kernels: []*Kernel{{Plan: &plan.Kernel{Name: "k00"}}, {Plan: &plan.Kernel{Name: "k01"}}}}
+	p := []string{"k00", "k01"}
 	tl, err := spans(p, [][4]uint64{{1_000_500, 1_001_000, 1_002_000, 1_004_000}, {1_003_000, 1_004_500, 1_005_000, 1_010_250}})
 	if err != nil {
 		t.Fatal(err)

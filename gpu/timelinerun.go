@@ -13,8 +13,9 @@ import (
 
 // Timeline replays p's step as a CUDA graph of its timeline modules
 // (Plan.Timeline: the same kernels with probes) Opt.Warmup times, then
-// Opt.Reps times reading every kernel's probes after each replay. leaves
-// holds the inputs. Every kernel must be generated.
+// Opt.Reps times reading every step kernel's probes after each replay; the
+// load stage runs once before. leaves holds the inputs. Every kernel must
+// be generated.
 func (b *Bench) Timeline(p *Plan, leaves *Reference) (*Timeline, error) {
 	if !p.Generated() {
 		return nil, fmt.Errorf("timeline: not every kernel is generated: %s", notGeneratedNames(p))
@@ -23,20 +24,32 @@ func (b *Bench) Timeline(p *Plan, leaves *Reference) (*Timeline, error) {
 	if err != nil {
 		return nil, fmt.Errorf("timeline: %w", err)
 	}
-	probes := make([]runtime.Buffer, len(p.Kernels))
+	// The step's kernels carry probes; the load stage runs once before
+	// the capture, as the generated Layer folds at load.
+	var probes []runtime.Buffer
+	var names []string
 	for i, m := range l.modules {
-		if probes[i], err = m.Global("fz_timeline"); err != nil {
-			return nil, fmt.Errorf("timeline %s: %w", p.Kernels[i].Plan.Name, err)
+		k := p.Kernels[i].Plan
+		if k.Load {
+			continue
 		}
-		if probes[i].Bytes != int64(len(timelineReset)) {
-			return nil, fmt.Errorf("timeline %s: fz_timeline is %d bytes, want %d", p.Kernels[i].Plan.Name, probes[i].Bytes, len(timelineReset))
+		pr, err := m.Global("fz_timeline")
+		if err != nil {
+			return nil, fmt.Errorf("timeline %s: %w", k.Name, err)
 		}
+		if pr.Bytes != int64(len(timelineReset)) {
+			return nil, fmt.Errorf("timeline %s: fz_timeline is %d bytes, want %d", k.Name, pr.Bytes, len(timelineReset))
+		}
+		probes, names = append(probes, pr), append(names, k.Name)
 	}
 	in, err := l.Prepare(leaves)
 	if err != nil {
 		return nil, err
 	}
 	defer in.Free()
+	if err := l.Fold(in, b.D.Stream); err != nil {
+		return nil, fmt.Errorf("timeline: load stage: %w", err)
+	}
 	g, err := runtime.Capture(b.D.Stream, func() error { return l.Forward(in, b.D.Stream) })
 	if err != nil {
 		return nil, fmt.Errorf("timeline: capture: %w", err)
@@ -73,7 +86,7 @@ func (b *Bench) Timeline(p *Plan, leaves *Reference) (*Timeline, error) {
 				times[i][j] = binary.LittleEndian.Uint64(raw[8*j:])
 			}
 		}
-		t, err := spans(p, times)
+		t, err := spans(names, times)
 		if err != nil {
 			return nil, err
 		}
