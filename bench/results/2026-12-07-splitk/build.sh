@@ -18,7 +18,7 @@ BENCH='llama3_8b:B=1,S=1,T=4096;llama3_8b:B=16,S=1,T=4096;gpt2:B=1,S=1,T=1024;gp
 root=$(pwd)
 g=${GPU_DIR:-.gpu}
 rm -rf "$g" && mkdir -p "$g"
-cp bench/compare.py "$g/"
+cp bench/compare.py bench/results/2026-12-07-splitk/dram_probe.py "$g/"
 for tree in split:dc0ca57 split-np:dc0ca57 warm:e925a6e narrow:010aa82; do
 	name=${tree%%:*} rev=${tree#*:}
 	wt=$(mktemp -d)

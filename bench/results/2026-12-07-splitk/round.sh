@@ -10,7 +10,14 @@
 #             (eager, eager + CUDA graph, torch.compile
 #             max-autotune-no-cudagraphs) at B1 and B16 beside split's
 #             step.
-# ROUNDS (default "1 2") names the A/B rounds; ANCHORS=0 leaves the
+#   dram/     ncu's DRAM bytes alone of split's B1 QKV and down GEMVs and
+#             of PyTorch's sum and GEMV over the down weight
+#             (dram_probe.py), ncu's cache control on and off; DRAM=0
+#             leaves them out.
+#   ncu/      ncu over split's GPT-2 small B1 kernels k00-k03 (SMALL_NCU=0
+#             leaves it out).
+# ROUNDS (default "1 2", empty for none) names the A/B rounds; TIMELINE
+# (default "split split-np") the trees whose timelines are taken; ANCHORS=0 leaves the
 # anchors out. Everything is packed into OUT/round.tgz (a call brings few
 # files back); OUT/summary.txt has the step lines.
 set -u
@@ -21,7 +28,7 @@ sum=$r/summary.txt
 trees='split split-np warm narrow'
 for t in $trees; do gunzip -f "$h/$t/fuser.gz"; chmod +x "$h/$t/fuser"; done
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$r/smi.txt"
-for round in ${ROUNDS:-1 2}; do
+for round in ${ROUNDS-1 2}; do
 	for t in $trees; do
 		timeout -k 5 60 "$h/$t/fuser" bench llama3_8b -dims B=1,S=1,T=4096 -dims B=16,S=1,T=4096 \
 			-kernels "$h/$t/kernels" -reps 30 -unfused=false >"$r/ab/llama.$t.$round.txt" 2>&1
@@ -32,7 +39,7 @@ for round in ${ROUNDS:-1 2}; do
 		grep -h 'step:' "$r/ab/llama.$t.$round.txt" "$r/ab/gpt2.$t.$round.txt" | sed "s|^|  $t.$round |" >>"$sum"
 	done
 done
-for t in split split-np; do
+for t in ${TIMELINE-split split-np}; do
 	timeout -k 5 60 "$h/$t/fuser" bench llama3_8b -dims B=1,S=1,T=4096 -kernels "$h/$t/kernels" -reps 30 \
 		-unfused=false -timeline >"$r/timeline/llama.$t.txt" 2>&1
 	timeout -k 5 30 "$h/$t/fuser" bench gpt2 -dims B=1,S=1,T=1024 -kernels "$h/$t/kernels" -reps 100 \
@@ -45,6 +52,42 @@ if [ "${ANCHORS:-1}" != 0 ]; then
 		--batches 1,16 --compile-modes max-autotune-no-cudagraphs --shapes 1x4096 >"$r/anchors/compare.log" 2>&1
 	echo "compare.py: exit $?" >>"$sum"
 	grep -A12 '^B16_T4096 fused_eager' "$r/anchors/compare.log" >>"$sum"
+fi
+if [ "${DRAM:-1}" != 0 ]; then
+	# DRAM bytes alone (one ncu pass) of split's B1 QKV and down GEMVs
+	# and of PyTorch's sum and cuBLAS GEMV over the down weight, with
+	# ncu's cache control on (flush before each kernel) and off.
+	mkdir -p "$r/dram"
+	ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+	for cc in all none; do
+		for k in k00 k04; do
+			timeout -k 5 60 "$ncu" --clock-control none --cache-control $cc \
+				--metrics dram__bytes_read.sum,dram__bytes_write.sum -k "regex:^${k}_gemm" -c 1 \
+				"$h/split/fuser" profile llama3_8b -dims B=1,S=1,T=4096 -kernels "$h/split/kernels" \
+				>"$r/dram/$k.$cc.txt" 2>&1
+			grep -E 'dram__bytes' "$r/dram/$k.$cc.txt" | sed "s|^|  dram.$k.$cc |" >>"$sum"
+		done
+		timeout -k 5 90 "$ncu" --clock-control none --cache-control $cc --profile-from-start off \
+			--metrics dram__bytes_read.sum,dram__bytes_write.sum python3 "$h/dram_probe.py" \
+			>"$r/dram/torch.$cc.txt" 2>&1
+		grep -E '^  [a-zA-Z_]|dram__bytes' "$r/dram/torch.$cc.txt" | sed "s|^|  dram.torch.$cc |" >>"$sum"
+	done
+fi
+if [ "${SMALL_NCU:-1}" != 0 ]; then
+	# ncu over split's GPT-2 small B1 kernels (the step is latency: each
+	# runs 6-8 µs over well under 2 µs of bytes), stalls by instruction.
+	mkdir -p "$r/ncu"
+	ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+	for k in k00 k01 k02 k03; do
+		timeout -k 5 90 "$ncu" --clock-control none --section SpeedOfLight --section WarpStateStats \
+			--section SchedulerStats --section LaunchStats --section Occupancy --section SourceCounters \
+			--metrics sm__cycles_active.avg,gpu__time_duration.sum -k "regex:^${k}_" -c 1 -o "$r/ncu/gpt2.$k" \
+			"$h/split/fuser" profile gpt2 -dims B=1,S=1,T=1024 -kernels "$h/split/kernels" >"$r/ncu/gpt2.$k.log" 2>&1
+		"$ncu" -i "$r/ncu/gpt2.$k.ncu-rep" --page details >"$r/ncu/gpt2.$k.txt" 2>&1
+		"$ncu" -i "$r/ncu/gpt2.$k.ncu-rep" --page source --csv --print-source sass 2>/dev/null | gzip >"$r/ncu/gpt2.$k.sass.csv.gz"
+		rm -f "$r/ncu/gpt2.$k.ncu-rep"
+		grep -E 'Duration|Elapsed Cycles|Warp Cycles Per Issued|Registers Per|Grid Size|Block Size' "$r/ncu/gpt2.$k.txt" | sed "s|^|  ncu.gpt2.$k |" >>"$sum"
+	done
 fi
 cp "$sum" "$OUT/summary.txt"
 tar czf "$OUT/round.tgz" -C "$(dirname "$r")" round
