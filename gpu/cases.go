@@ -377,8 +377,8 @@ func Cases(seed int64) []Case {
 		{"decode long T", func() map[string]int64 { return map[string]int64{"B": r(2, 4), "S": 1, "T": r(1500, 3000)} }},
 		{"prefill (GEMM)", func() map[string]int64 { return map[string]int64{"B": r(1, 3), "S": odd(17, 45), "T": r(1, 300)} }},
 		{"few tokens", func() map[string]int64 { return map[string]int64{"B": r(1, 8), "S": r(2, 3), "T": r(2, 700)} }},
-		// one row: the CUDA-core GEMVs, in narrow tiles, the norms their
-		// prologues (passes' prologue)
+		// one row: the CUDA-core GEMVs, in narrow tiles where a tile's
+		// share of the weight is all in flight, else K split
 		{"decode one row", func() map[string]int64 { return map[string]int64{"B": 1, "S": 1, "T": r(2, 3000)} }},
 	}
 	var out []Case

@@ -46,10 +46,10 @@ var matEpilogues = map[string]matEpilogue{
 	// through a transposing view: its rows are not one stride apart
 	"tres": {"N", "y = r + (transpose(x, [1, 0, 2]) @ w + c)", false, "S, B, K", ""},
 	// RMSNorm of the left operand (the decode step's attention and MLP
-	// norms), bias and residual: at one row, the GEMV's prologue
+	// norms), bias and residual
 	"rmsres": {"N", "y = r + ((x * rsqrt(mean(x * x, axis=-1) + 1e-5) * g) @ w + c)", false, "", "param  g : {{dt}}[K]\n"},
-	// RMSNorm of a value the layer also outputs (a residual sum): the
-	// GEMV's prologue at one row, its lead block storing z
+	// RMSNorm of a value the layer also outputs (a residual sum), which
+	// the norm's row kernel stores
 	"zrms": {"N", "z = x * g + g\ny = r + ((z * rsqrt(mean(z * z, axis=-1) + 1e-5) * g) @ w + c)", false, "", "param  g : {{dt}}[K]\noutput z : {{dt}}[B, S, K]\n"},
 	// LayerNorm with its bias (GPT-2's), its two statistics one pass each
 	"lnres": {"N", "mu = mean(x, axis=-1)\nd = x - mu\nh = d * rsqrt(mean(d * d, axis=-1) + 1e-5) * g + e\ny = r + (h @ w + c)", false, "", "param  g : {{dt}}[K]\nparam  e : {{dt}}[K]\n"},
@@ -150,16 +150,12 @@ func matCases() []struct {
 	add("cast_bf16_777x2056", 1, 1)
 	add("res_bf16_1000x4099", 1, 1)
 	add("res_f16_1032x3000", 1, 1)
-	// A norm of the left operand, which a one-row GEMV computes as its
-	// prologue (passes' prologue): RMSNorm over K 1001 (no 8-position
-	// vectors) into 33 tiles of 16; LayerNorm in f16 over K 777 into 17;
-	// RMSNorm over K 5000 into 129 tiles of 16, staged in two chunks (the
-	// second from position 4096), and over K 4104 into 120 columns, K
-	// split (each split stages its part of the row, each computes the
-	// row's statistics). At three rows the tensor-core GEMV reads the
-	// norm's output from memory. The norm of a value the layer outputs
-	// too (zrms), over K 1001 and, in f16, over K 5000 in two chunks, whose
-	// first the lead block stores it from.
+	// A norm of the left operand before the GEMV, a row kernel of its own
+	// (the prologue pass, which would move it into a one-row GEMV, is off
+	// by default): RMSNorm over K 1001 (no 8-position vectors), LayerNorm
+	// in f16 over K 777 at one row and at three (the tensor-core GEMV),
+	// RMSNorm over K 5000 and over K 4104; and the norm of a value the
+	// layer outputs too (zrms), over K 1001 and, in f16, over K 5000.
 	add("rmsres_bf16_1001x517", 1, 1)
 	add("lnres_f16_777x260", 1, 1)
 	add("rmsres_bf16_5000x2056", 1, 1)

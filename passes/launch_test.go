@@ -390,8 +390,8 @@ func TestGemmWGFallbackExplained(t *testing.T) {
 // down) K is split, gate/up's 112 tiles of 256 as before. The choice is
 // in the log. Where codegen refuses, or is not asked, K is split as well.
 func TestGemvNarrowLaunch(t *testing.T) {
-	// The QKV GEMV, with the attention norm as its prologue.
-	const qkv = "k00_gemm_matmul_rope_append_mul_etc"
+	// The QKV GEMV, after the attention norm's row kernel.
+	const qkv = "k01_gemm_matmul_rope_append"
 	for _, tt := range []struct {
 		spec string
 		dims map[string]int64
@@ -400,11 +400,11 @@ func TestGemvNarrowLaunch(t *testing.T) {
 		split map[string]int64
 	}{
 		{"gpt2", map[string]int64{"B": 1, "S": 1, "T": 1024},
-			map[string][2]int64{"k00_gemm_matmul_add_append_mean_etc": {72, 32}, "k02_gemm_matmul_add": {48, 16}, "k03_gemm_matmul_add_gelu_mean_etc": {96, 32}},
-			map[string]int64{"k04_gemm_matmul_add": 43}},
+			map[string][2]int64{"k01_gemm_matmul_add_append": {72, 32}, "k03_gemm_matmul_add": {48, 16}, "k05_gemm_matmul_add_gelu": {96, 32}},
+			map[string]int64{"k06_gemm_matmul_add": 43}},
 		{specs.Default, map[string]int64{"B": 1, "S": 1, "T": 4096},
-			map[string][2]int64{"k03_gemm_matmul_silu_mul_mean_etc": {112, 256}},
-			map[string]int64{qkv: 5, "k02_gemm_matmul_add": 8, "k04_gemm_matmul_add": 8}},
+			map[string][2]int64{"k05_gemm_matmul_silu_mul": {112, 256}},
+			map[string]int64{qkv: 5, "k03_gemm_matmul_add": 8, "k06_gemm_matmul_add": 8}},
 	} {
 		st, err := passes.Run(load(t, tt.spec), passes.Fused, passes.Options{Dims: tt.dims, Target: plan.H200, GemvTiles: cuda.GemvTiles})
 		if err != nil {

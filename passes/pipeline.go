@@ -63,6 +63,8 @@ type State struct {
 	DecodeSplitKeys int64
 	// SIMTAttention plans every attention kernel on CUDA cores (Options).
 	SIMTAttention bool
+	// Prologue lets one-row GEMVs compute their norms (Options).
+	Prologue bool
 	// gemmWGMMA is codegen's answer for its wgmma GEMM (Options).
 	gemmWGMMA func(p *plan.Plan, k *plan.Kernel) error
 	// gemvTiles is codegen's count of narrow GEMV tiles (Options).
@@ -103,7 +105,7 @@ var Fused = []Pass{
 	{Name: "epilogue", Doc: "matmul kernels absorb their element-wise consumers: bias, activation, residual, SwiGLU, RoPE, KV append", Partial: true, Run: epilogue},
 	{Name: "rows", Doc: "element-wise chains and trees over the same rows become one kernel, with row reductions chained while those before are per-row statistics", Partial: true, Run: rows},
 	{Name: "kernels", Doc: "every remaining op becomes a kernel of its own; kernels ordered", Run: kernels},
-	{Name: "prologue", Doc: "a one-row GEMV computes its left operand's row itself where a row kernel (a norm) produced it for that GEMV alone", Bound: true, Run: prologue},
+	{Name: "prologue", Doc: "with Options.Prologue, a one-row GEMV computes its left operand's row itself where a row kernel (a norm) produced it for that GEMV alone", Bound: true, Run: prologue},
 	{Name: "layout", Doc: "a value every reader reads through one permuting view is stored in the order they read it", Bound: true, Run: layout},
 	{Name: "memory", Doc: "liveness-based static arena with fixed offsets", Bound: true, Run: memory},
 	{Name: "launch", Doc: "grids and blocks; split-KV count from batch × kv-heads × context against the SMs; varlen attention over each sequence's query tiles; split-K of GEMVs and of the wgmma GEMM where their tiles leave SMs idle", Bound: true, Run: launch},
@@ -141,6 +143,12 @@ type Options struct {
 	// SIMTAttention plans the CUDA-core attention kernels even where the
 	// tensor-core ones could run (tests compare both implementations).
 	SIMTAttention bool
+	// Prologue lets the prologue pass move a norm into the one-row GEMV
+	// that alone reads it. It is off by default: on the H100 the GEMVs
+	// that compute their rows made the Llama-3-8B B1 step 8 µs slower than
+	// the norm kernels they replace (189 against 181 µs), GPT-2 small's
+	// 1.2 µs (bench/results/2026-12-07-splitk/).
+	Prologue bool
 	// After is called after each pass with its name and state (for dumps).
 	After func(pass string, s *State)
 	// Check, when set, is the code generator's answer whether it can emit
@@ -218,7 +226,7 @@ func run(g *ir.Graph, passes []Pass, opt Options, apart, noPrologue map[string]s
 	if err := opt.Target.Verify(); err != nil {
 		return nil, err
 	}
-	s := &State{Graph: g.Clone(), Dims: opt.Dims, Target: opt.Target, DecodeSplitKeys: opt.DecodeSplitKeys, SIMTAttention: opt.SIMTAttention, gemmWGMMA: opt.GemmWGMMA, gemvTiles: opt.GemvTiles, gemvCols: opt.GemvCols, kernelOf: map[*ir.Node]*plan.Kernel{}, apart: apart, noPrologue: noPrologue}
+	s := &State{Graph: g.Clone(), Dims: opt.Dims, Target: opt.Target, DecodeSplitKeys: opt.DecodeSplitKeys, SIMTAttention: opt.SIMTAttention, Prologue: opt.Prologue, gemmWGMMA: opt.GemmWGMMA, gemvTiles: opt.GemvTiles, gemvCols: opt.GemvCols, kernelOf: map[*ir.Node]*plan.Kernel{}, apart: apart, noPrologue: noPrologue}
 	for _, p := range passes {
 		if p.Bound && s.Dims == nil {
 			continue

@@ -22,7 +22,14 @@ import (
 // kernels read too) the GEMV's lead block writes (sideOutputs). More rows
 // take the tensor-core GEMV, whose ring copies its operand from memory,
 // and keep the row kernel.
+//
+// It runs only with Options.Prologue: measured, every block computing the
+// row's statistics before its first weight load cost more than the norm
+// kernel and its handoff.
 func prologue(s *State) (int, error) {
+	if !s.Prologue {
+		return 0, nil
+	}
 	users := s.Graph.Users()
 	changes := 0
 	for _, k := range slices.Clone(s.Plan.Kernels) {

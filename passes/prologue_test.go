@@ -32,7 +32,7 @@ func kernelNames(p *plan.Plan) (names []string, pro []int) {
 func TestPrologue(t *testing.T) {
 	g := load(t, specs.Default)
 	one := map[string]int64{"B": 1, "S": 1, "T": 4096}
-	st, err := passes.Run(g, passes.Fused, passes.Options{Dims: one, Check: cuda.Emittable, GemvTiles: cuda.GemvTiles})
+	st, err := passes.Run(g, passes.Fused, passes.Options{Dims: one, Check: cuda.Emittable, GemvTiles: cuda.GemvTiles, Prologue: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestPrologue(t *testing.T) {
 	wantLog(t, st.Log, "prologue", true, "k01_gemm_matmul_rope_append: row kernel k00_row_mul_mean_add_rsqrt as its prologue, the GEMV computing its left operand")
 	wantLog(t, st.Log, "prologue", true, "k05_gemm_matmul_silu_mul: row kernel k04_row_mul_mean_add_rsqrt as its prologue, the GEMV computing its left operand")
 
-	st, err = passes.Run(g, passes.Fused, passes.Options{Dims: map[string]int64{"B": 2, "S": 1, "T": 4096}})
+	st, err = passes.Run(g, passes.Fused, passes.Options{Dims: map[string]int64{"B": 2, "S": 1, "T": 4096}, Prologue: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestPrologue(t *testing.T) {
 		}
 		return cuda.Emittable(p, k)
 	}
-	st, err = passes.Run(g, passes.Fused, passes.Options{Dims: one, Check: refuse, GemvTiles: cuda.GemvTiles})
+	st, err = passes.Run(g, passes.Fused, passes.Options{Dims: one, Check: refuse, GemvTiles: cuda.GemvTiles, Prologue: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestPrologue(t *testing.T) {
 	}
 	wantLog(t, st.Log, "prologue", false, "k01_gemm_matmul_rope_append: row kernel k00_row_mul_mean_add_rsqrt as its prologue: codegen refused the kernel with it: no prologue")
 
-	st, err = passes.Run(load(t, "gemma2"), passes.Fused, passes.Options{Dims: one, Check: cuda.Emittable, GemvTiles: cuda.GemvTiles})
+	st, err = passes.Run(load(t, "gemma2"), passes.Fused, passes.Options{Dims: one, Check: cuda.Emittable, GemvTiles: cuda.GemvTiles, Prologue: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -202,7 +202,7 @@ h = x * rsqrt(mean(x * x, axis=-1) + 1e-6) * (1 + wn)
 y = silu(h @ wa)
 z = silu(h @ wb)
 `
-	st, cs := planCosts(t, src, passes.Options{Dims: map[string]int64{"M": 1}})
+	st, cs := planCosts(t, src, passes.Options{Dims: map[string]int64{"M": 1}, Prologue: true})
 	load, step := plan.LoadTotal(cs), plan.Total(cs)
 	// Load: 1 + wn reads and writes 64 floats; the concat reads wa and wb
 	// and writes them joined, 64·128 floats.

@@ -29,7 +29,7 @@ func TestDefault(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, out)
 	}
-	for _, want := range []string{"checked the embedded spec llama3_8b", "output y", "fused plan: 5 kernels, 5 launches", "floor"} {
+	for _, want := range []string{"checked the embedded spec llama3_8b", "output y", "fused plan: 7 kernels, 7 launches", "floor"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -118,7 +118,7 @@ func TestPlanJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
 	}
-	if len(got.Plan.Kernels) != 5 || got.Traffic == nil || len(got.Explain) == 0 {
+	if len(got.Plan.Kernels) != 7 || got.Traffic == nil || len(got.Explain) == 0 {
 		t.Errorf("kernels %d, traffic %v, explain %d", len(got.Plan.Kernels), got.Traffic != nil, len(got.Explain))
 	}
 	if r := got.Ratios["fused_over_floor"]; r < 1 || r > 1.05 {

@@ -122,7 +122,7 @@ func TestGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := passes.Run(g, passes.Fused, passes.Options{Dims: dims, Check: Emittable, GemmWGMMA: GemmWGMMA, GemvTiles: GemvTiles})
+	st, err := passes.Run(g, passes.Fused, passes.Options{Dims: dims, Check: Emittable, GemmWGMMA: GemmWGMMA, GemvTiles: GemvTiles, Prologue: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,7 +50,7 @@ func TestNarrowGemvNVRTC(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		st, err := passes.Run(g, passes.Fused, passes.Options{Dims: full, Target: plan.H200, Check: Emittable, GemmWGMMA: GemmWGMMA, GemvTiles: GemvTiles})
+		st, err := passes.Run(g, passes.Fused, passes.Options{Dims: full, Target: plan.H200, Check: Emittable, GemmWGMMA: GemmWGMMA, GemvTiles: GemvTiles, Prologue: true})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.spec, err)
 		}

@@ -1037,7 +1037,7 @@ FZ_DEV void fz_att_prefill(const C& c) {
 // Scratch of split-KV partials, sized for the plan's launch.
 static __device__ float fz_workspace[66568];
 
-// body of k01_attention_attention
+// body of k02_attention_attention
 struct fzb_581d916f0a617fec_ctx {
   const u16* p0;
   const u16* p1;
@@ -1119,5 +1119,5 @@ FZ_DEV void fzb_581d916f0a617fec_prefill(const u16* __restrict__ p0, const u16* 
 }
 
 // entries
-extern "C" __global__ void __launch_bounds__(128, 1) k01_attention_attention(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T, const __grid_constant__ fz_tmap tmap6) { fzb_581d916f0a617fec(v22, v9_kv, v58_a, dim_B, dim_S, dim_T, &tmap6); }
-extern "C" __global__ void __launch_bounds__(128, 1) k01_attention_attention_prefill(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T, const __grid_constant__ fz_tmap tmap6) { fzb_581d916f0a617fec_prefill(v22, v9_kv, v58_a, dim_B, dim_S, dim_T, &tmap6); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T, const __grid_constant__ fz_tmap tmap6) { fzb_581d916f0a617fec(v22, v9_kv, v58_a, dim_B, dim_S, dim_T, &tmap6); }
+extern "C" __global__ void __launch_bounds__(128, 1) k02_attention_attention_prefill(const u16* __restrict__ v22, const u16* __restrict__ v9_kv, u16* __restrict__ v58_a, i64 dim_B, i64 dim_S, i64 dim_T, const __grid_constant__ fz_tmap tmap6) { fzb_581d916f0a617fec_prefill(v22, v9_kv, v58_a, dim_B, dim_S, dim_T, &tmap6); }
