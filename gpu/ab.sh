@@ -11,7 +11,7 @@
 #                                2), -reps AB_REPS (default 30)
 #   timeline.txt                 this tree's fused step, kernel by kernel,
 #                                in one graph replay (fuser bench -timeline)
-#   suite.log, suite_summary.json  gpu.test's suite over AB_CASES (a regexp
+#   suite.log, suite_summary.json  gpu.test's suite over AB_CASES (regexps
 #                                of the suite cases; none when unset)
 #   memcheck.log, racecheck.log  compute-sanitizer over AB_SAN_CASES (none
 #                                when unset)

@@ -38,10 +38,11 @@
 #                           (fuser profile + bench/ncu_table.py); ncu.csv raw
 #   summary.txt             each step's command, exit status and time
 #
-# Environment: SAN_CASES (regexp of the suite cases the sanitizers run,
+# Environment: SAN_CASES (regexps, separated by spaces, of the suite
+# cases the sanitizers run, each of which must match a case,
 # default the shrunk tiny spec's, the split-K GEMV's and Mixtral's, whose
 # router's top-k kernel racecheck once caught racing), SUITE_CASES
-# (regexp of the cases the suite runs, default all: a bundle built with
+# (the suite's -cases, regexps separated by spaces, default all: a bundle built with
 # GPU_CASES has only those), SKIP_LADDER, SKIP_SUITE, SKIP_SANITIZER,
 # SKIP_BENCH, SKIP_COMPARE, SKIP_NCU, SKIP_REFCHECK (set to 1 to leave a
 # step out),
@@ -58,7 +59,7 @@ out=$(cd "$out" && pwd)
 # shellcheck source=/dev/null
 . "$here/bench.env" # BENCH_SPEC, BENCH_DIMS (what the bundle compiled)
 export FUSER_KERNELS="$here/kernels"
-san_cases=${SAN_CASES:-^(tiny/small/|mat_res_bf16_4104x120/|mixtral_moe/small/)}
+san_cases=${SAN_CASES:-^tiny/small/ ^mat_res_bf16_4104x120/ ^mixtral_moe/small/}
 status=0
 : >"$out/summary.txt"
 

@@ -9,7 +9,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	goruntime "runtime"
 	"sort"
 	"strings"
@@ -49,7 +48,7 @@ import (
 var (
 	flagKernels = flag.String("kernels", "", "directory of compiled kernel images (default $FUSER_KERNELS, else .gpu/kernels up from here)")
 	flagSeed    = flag.Int64("seed", DefaultSeed, "seed the cases are drawn from")
-	flagCases   = flag.String("cases", "", "run only the cases whose name (spec/size/dims) matches this regexp")
+	flagCases   = flag.String("cases", "", "run only the cases whose name (spec/size/dims) matches one of these regexps (separated by spaces; each must match a case)")
 	flagNVCC    = flag.Bool("nvcc", true, "compile images missing from -kernels with nvcc, when there is one")
 	flagSummary = flag.String("summary", "", "write a JSON summary of every check to this file")
 	flagSpecs   = flag.String("specs", "", "also run the spec files of this directory, each at the dims of its '# dims:' line (SpecCases)")
@@ -213,10 +212,6 @@ func TestSuite(t *testing.T) {
 	if dev.Mutation != nil {
 		t.Logf("mutation run: %s; every check that sees the mutated kernels should fail", dev.Mutation)
 	}
-	var re *regexp.Regexp
-	if *flagCases != "" {
-		re = regexp.MustCompile(*flagCases)
-	}
 	all := Cases(*flagSeed)
 	if *flagSpecs != "" {
 		files, err := SpecCases(*flagSpecs, *flagSeed)
@@ -225,14 +220,9 @@ func TestSuite(t *testing.T) {
 		}
 		all = append(all, files...)
 	}
-	var cases []Case
-	for _, c := range all {
-		if re == nil || re.MatchString(c.Name()) {
-			cases = append(cases, c)
-		}
-	}
-	if len(cases) == 0 {
-		t.Fatalf("no case matches -cases %q", *flagCases)
+	cases, err := SelectCases(all, *flagCases)
+	if err != nil {
+		t.Fatal(err)
 	}
 	// The CPU references are computed a few cases ahead of the GPU.
 	const ahead = 6

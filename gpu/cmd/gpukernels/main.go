@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
@@ -44,13 +43,8 @@ func main() {
 	specFiles := flag.String("specs", "", "also compile the kernels of the spec files of this directory (gpu.SpecCases; the suite's -specs)")
 	suite := flag.Bool("suite", true, "also compile the suite's and the determinism test's kernels")
 	dump := flag.String("dump", "", "also write each image's CUDA source there as KEY.cu (for ablations compiled on the device)")
-	casesRe := flag.String("cases", "", "compile only the suite cases whose name matches this regexp (the suite's -cases; the determinism test's kernels are always compiled)")
+	cases := flag.String("cases", "", "compile only the suite cases whose name matches one of these regexps (the suite's -cases, gpu.SelectCases; the determinism test's kernels are always compiled)")
 	flag.Parse()
-	cases, err := regexp.Compile(*casesRe)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "gpukernels: -cases: %v\n", err)
-		os.Exit(2)
-	}
 	var sks []int64
 	for _, f := range strings.Split(*splitKeys, ",") {
 		n, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
@@ -60,7 +54,7 @@ func main() {
 		}
 		sks = append(sks, n)
 	}
-	o := options{out: *out, seed: *seed, bench: *bench, specFiles: *specFiles, splitKeys: sks, jobs: *jobs, suite: *suite, dump: *dump, cases: cases}
+	o := options{out: *out, seed: *seed, bench: *bench, specFiles: *specFiles, splitKeys: sks, jobs: *jobs, suite: *suite, dump: *dump, cases: *cases}
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "gpukernels:", err)
 		os.Exit(1)
@@ -69,12 +63,11 @@ func main() {
 
 // options are gpukernels' flags.
 type options struct {
-	out, bench, specFiles, dump string
-	seed                        int64
-	splitKeys                   []int64
-	jobs                        int
-	suite                       bool
-	cases                       *regexp.Regexp
+	out, bench, specFiles, dump, cases string
+	seed                               int64
+	splitKeys                          []int64
+	jobs                               int
+	suite                              bool
 }
 
 func run(o options) error {
@@ -217,7 +210,7 @@ func run(o options) error {
 // suitePlans are the plans of the on-device suite's cases (fused and
 // unfused; with the spec files of specFiles, gpu.SpecCases) and of the
 // determinism test (TestDeterministicDecode).
-func suitePlans(seed int64, specFiles string, match *regexp.Regexp) ([]*gpu.Plan, error) {
+func suitePlans(seed int64, specFiles, match string) ([]*gpu.Plan, error) {
 	var plans []*gpu.Plan
 	cases := gpu.Cases(seed)
 	if specFiles != "" {
@@ -227,10 +220,11 @@ func suitePlans(seed int64, specFiles string, match *regexp.Regexp) ([]*gpu.Plan
 		}
 		cases = append(cases, files...)
 	}
+	cases, err := gpu.SelectCases(cases, match)
+	if err != nil {
+		return nil, err
+	}
 	for _, c := range cases {
-		if !match.MatchString(c.Name()) {
-			continue
-		}
 		g, err := c.Graph()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.Name(), err)
