@@ -267,6 +267,7 @@ FZ_DEV void fz_att_simt_rows(const C& c, float* ws, i64 b, i64 g, const i64 (&n)
         const float p = s == -FZ_INF ? 0.f : fz_exp(s - mnew);
         const float sum = fz_warp_sum(p);
         sS[r * BC + lane] = p;
+        __syncwarp(); // every lane has read sM[r] before lane 0 writes it
         if (lane == 0) {
           const float alpha = mold == -FZ_INF ? 0.f : fz_exp(mold - mnew);
           sA[r] = alpha; sL[r] = sL[r] * alpha + sum; sM[r] = mnew;
