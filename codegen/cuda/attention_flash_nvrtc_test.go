@@ -9,7 +9,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/fuser-dev/fuser/codegen/nvrtc"
 	"github.com/fuser-dev/fuser/plan"
 )
 
@@ -76,7 +75,7 @@ func TestFlashNVRTC(t *testing.T) {
 			defer wg.Done()
 			defer func() { <-sem }()
 			arch := md.arch
-			res, err := nvrtc.Compile(md.src, "attention.cu", arch)
+			res, err := compileOnce(md.src, "attention.cu", arch)
 			if err != nil {
 				t.Errorf("%s %s: %v", md.name, arch, err)
 				return

@@ -5,7 +5,6 @@ package cuda
 import (
 	"testing"
 
-	"github.com/fuser-dev/fuser/codegen/nvrtc"
 	"github.com/fuser-dev/fuser/plan"
 )
 
@@ -20,7 +19,7 @@ func fusedEntries(t *testing.T, spec string, keep func(*plan.Launch) bool, check
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := nvrtc.Compile(m.Source, spec+".cu", plan.H200.Arch)
+	res, err := compileOnce(m.Source, spec+".cu", plan.H200.Arch)
 	if err != nil {
 		t.Fatalf("%s: %v", c, err)
 	}

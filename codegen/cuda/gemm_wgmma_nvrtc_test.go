@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fuser-dev/fuser/codegen/nvrtc"
 	"github.com/fuser-dev/fuser/plan"
 )
 
@@ -82,7 +81,7 @@ func TestGemmWGFallbackNVRTC(t *testing.T) {
 				}
 			}
 		}
-		res, err := nvrtc.Compile(m.Source, "mat.cu", plan.H200.Arch)
+		res, err := compileOnce(m.Source, "mat.cu", plan.H200.Arch)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.mm, err)
 		}

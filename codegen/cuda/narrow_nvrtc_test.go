@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/fuser-dev/fuser/codegen"
-	"github.com/fuser-dev/fuser/codegen/nvrtc"
 	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/passes"
 	"github.com/fuser-dev/fuser/plan"
@@ -58,7 +57,7 @@ func TestNarrowGemvNVRTC(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.spec, err)
 		}
-		res, err := nvrtc.Compile(m.Source, tc.spec+".cu", plan.H200.Arch)
+		res, err := compileOnce(m.Source, tc.spec+".cu", plan.H200.Arch)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.spec, err)
 		}

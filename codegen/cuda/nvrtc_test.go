@@ -11,7 +11,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/fuser-dev/fuser/codegen/nvrtc"
 	"github.com/fuser-dev/fuser/internal/golden"
 	"github.com/fuser-dev/fuser/passes"
 	"github.com/fuser-dev/fuser/plan"
@@ -85,7 +84,7 @@ func TestNVRTC(t *testing.T) {
 		go func(c testConfig, arch string) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			res, err := nvrtc.Compile(m.Source, c.spec+".cu", arch)
+			res, err := compileOnce(m.Source, c.spec+".cu", arch)
 			if err != nil {
 				t.Errorf("%s %s: %v", c, arch, err)
 				return
@@ -143,7 +142,7 @@ func TestTimelineNVRTC(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		res, err := nvrtc.Compile(m.Source, "timeline.cu", arch)
+		res, err := compileOnce(m.Source, "timeline.cu", arch)
 		if err != nil {
 			t.Fatalf("%s: %v", arch, err)
 		}
