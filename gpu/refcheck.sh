@@ -20,7 +20,7 @@
 #   cases.json, programs/CASE/layer.py   what refdump wrote, but the data
 #   summary.txt     each step's exit status and time, the table's verdict
 #
-# Environment: REF_CASES (a regexp of the case names, refdump -cases),
+# Environment: REF_CASES (regexps of the case names separated by spaces, refdump -cases),
 # REF_RATIO (default 2), REF_EPS_REL (default 1e-6 of max|float64|),
 # REF_TIMEOUT (seconds per step, default 300), REF_MUTATE (a mutation run:
 # refdump -mutate KERNEL_REGEXP=SCALE, after which the check must fail),

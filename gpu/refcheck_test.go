@@ -20,18 +20,22 @@ import (
 // shipped spec at a decode and a prefill binding, Llama-3-8B at full size
 // at both, each decode layer of refDec and each ops layer of refOps once,
 // every one a suite case (so that the bundle has its kernels) whose layer
-// exports.
+// exports, and no case twice (refdump picks them by name).
 func TestRefCases(t *testing.T) {
 	cases := RefCases(DefaultSeed)
 	suite := map[string]bool{}
 	for _, c := range Cases(DefaultSeed) {
 		suite[c.Name()] = true
 	}
-	count := map[string]int{}
+	count, names := map[string]int{}, map[string]bool{}
 	for _, c := range cases {
 		if !suite[c.Name()] {
 			t.Errorf("%s is not a suite case", c.Name())
 		}
+		if names[c.Name()] {
+			t.Errorf("%s is a reference case twice", c.Name())
+		}
+		names[c.Name()] = true
 		key := c.Spec
 		if c.Full {
 			key += "/full"

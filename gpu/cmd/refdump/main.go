@@ -11,7 +11,7 @@
 // cases.json listing them. bench/refcheck.py reads that directory;
 // .gpu/refcheck.sh runs both.
 //
-//	refdump -out DIR [-cases REGEXP] [-seed N] [-kernels DIR] [-mutate KERNEL_REGEXP=SCALE]
+//	refdump -out DIR [-cases 'REGEXP ...'] [-seed N] [-kernels DIR] [-mutate KERNEL_REGEXP=SCALE]
 //
 // -mutate makes a mutation run (gpu.Mutation): what the matching kernels
 // write is scaled after each launch, and refcheck.py must then fail.
@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"log"
 	"os"
-	"regexp"
 	"time"
 
 	"github.com/fuser-dev/fuser/gpu"
@@ -30,26 +29,31 @@ import (
 
 func main() {
 	out := flag.String("out", "", "directory to write the cases to")
-	casesRe := flag.String("cases", "", "only the cases whose name (spec/size/dims) matches this regexp")
+	cases := flag.String("cases", "", "only the cases whose name (spec/size/dims) matches one of these regexps (separated by spaces; each must match a case, gpu.SelectCases)")
 	seed := flag.Int64("seed", gpu.DefaultSeed, "seed the suite's cases are drawn from (the bundle has the kernels of the default's)")
 	kernels := flag.String("kernels", "", "directory of compiled kernel images (default $FUSER_KERNELS, else kernels/ beside this binary)")
 	mutate := flag.String("mutate", "", "a mutation run: KERNEL_REGEXP=SCALE scales what the matching kernels write")
 	flag.Parse()
-	re, err := regexp.Compile(*casesRe)
-	var m *gpu.Mutation
-	if err == nil {
-		m, err = gpu.ParseMutation(*mutate)
-	}
+	m, err := gpu.ParseMutation(*mutate)
 	if *out == "" || err != nil || flag.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "usage: refdump -out DIR [-cases REGEXP] [-seed N] [-kernels DIR] [-mutate KERNEL_REGEXP=SCALE] (%v)\n", err)
+		fmt.Fprintf(os.Stderr, "usage: refdump -out DIR [-cases 'REGEXP ...'] [-seed N] [-kernels DIR] [-mutate KERNEL_REGEXP=SCALE] (%v)\n", err)
 		os.Exit(2)
 	}
-	if err := run(*out, re, *seed, *kernels, m); err != nil {
+	if err := run(*out, *cases, *seed, *kernels, m); err != nil {
 		log.Fatalf("refdump: %v", err)
 	}
 }
 
-func run(out string, re *regexp.Regexp, seed int64, kernels string, mutation *gpu.Mutation) error {
+func run(out, cases string, seed int64, kernels string, mutation *gpu.Mutation) error {
+	all := gpu.RefCases(seed)
+	picked, err := gpu.SelectCases(all, cases)
+	if err != nil {
+		return err
+	}
+	keep := map[string]bool{}
+	for _, c := range picked {
+		keep[c.Name()] = true
+	}
 	images := &gpu.Images{Dir: gpu.KernelsDir(kernels), NVCC: gpu.FindNVCC(), Log: log.Printf}
 	dev, err := gpu.NewDevice(images)
 	if err != nil {
@@ -58,8 +62,9 @@ func run(out string, re *regexp.Regexp, seed int64, kernels string, mutation *gp
 	defer dev.Close()
 	dev.Mutation = mutation
 	m := &gpu.RefManifest{Seed: seed}
-	for i, c := range gpu.RefCases(seed) {
-		if !re.MatchString(c.Name()) {
+	// The cases keep their place in RefCases, which names their directories.
+	for i, c := range all {
+		if !keep[c.Name()] {
 			continue
 		}
 		start := time.Now()
@@ -93,7 +98,7 @@ func run(out string, re *regexp.Regexp, seed int64, kernels string, mutation *gp
 		}
 	}
 	if len(m.Cases) == 0 {
-		return fmt.Errorf("no case matches -cases %q", re)
+		return fmt.Errorf("no reference case")
 	}
 	return nil
 }
