@@ -102,8 +102,7 @@ y = h * rsqrt(mean(h * h, axis=-1) + 1e-5) * w
 
 // TestLlamaDecode: the default spec in decode plans to at most 8 kernel
 // launches, and moves within 5% of the floor: 7 kernels at every batch,
-// the norms row kernels of their own (the prologue pass is off by
-// default, passes.Options.Prologue).
+// the norms row kernels of their own.
 func TestLlamaDecode(t *testing.T) {
 	_, src, _ := specs.Source(specs.Default)
 	want := []string{

@@ -150,9 +150,8 @@ func matCases() []struct {
 	add("cast_bf16_777x2056", 1, 1)
 	add("res_bf16_1000x4099", 1, 1)
 	add("res_f16_1032x3000", 1, 1)
-	// A norm of the left operand before the GEMV, a row kernel of its own
-	// (the prologue pass, which would move it into a one-row GEMV, is off
-	// by default): RMSNorm over K 1001 (no 8-position vectors), LayerNorm
+	// A norm of the left operand before the GEMV, a row kernel of its own:
+	// RMSNorm over K 1001 (no 8-position vectors), LayerNorm
 	// in f16 over K 777 at one row and at three (the tensor-core GEMV),
 	// RMSNorm over K 5000 and over K 4104; and the norm of a value the
 	// layer outputs too (zrms), over K 1001 and, in f16, over K 5000.

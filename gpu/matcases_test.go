@@ -106,8 +106,7 @@ func TestMatCasesNarrow(t *testing.T) {
 }
 
 // TestMatCasesNorm checks that the norm cases of matCases plan their norm
-// as a row kernel before the GEMV at one row as at three (the prologue
-// pass is off by default; plan's and passes' tests take it on).
+// as a row kernel before the GEMV at one row as at three.
 func TestMatCasesNorm(t *testing.T) {
 	seen := 0
 	for _, mc := range matCases() {
@@ -116,8 +115,8 @@ func TestMatCasesNorm(t *testing.T) {
 		}
 		seen++
 		ks := fusedMatPlan(t, mc.variant, mc.dims).Plan.Kernels
-		if len(ks) != 2 || ks[0].Strategy != plan.Row || ks[1].Strategy != plan.Gemm || len(ks[1].Prologue()) != 0 {
-			t.Errorf("%s %v: %d kernels; want a row kernel, then a GEMV without a prologue", mc.variant, mc.dims, len(ks))
+		if len(ks) != 2 || ks[0].Strategy != plan.Row || ks[1].Strategy != plan.Gemm {
+			t.Errorf("%s %v: %d kernels; want a row kernel, then a GEMV", mc.variant, mc.dims, len(ks))
 		}
 	}
 	if seen != 7 {

@@ -63,8 +63,6 @@ type State struct {
 	DecodeSplitKeys int64
 	// SIMTAttention plans every attention kernel on CUDA cores (Options).
 	SIMTAttention bool
-	// Prologue lets one-row GEMVs compute their norms (Options).
-	Prologue bool
 	// gemmWGMMA is codegen's answer for its wgmma GEMM (Options).
 	gemmWGMMA func(p *plan.Plan, k *plan.Kernel) error
 	// gemvTiles is codegen's count of narrow GEMV tiles (Options).
@@ -78,9 +76,6 @@ type State struct {
 	// apart are the ops (by their first result's reference) kept out of
 	// fusion, with why (Options.Check).
 	apart map[string]string
-	// noPrologue are the matmuls (by their result's reference) whose
-	// kernel codegen refused with a prologue, with why (Options.Check).
-	noPrologue map[string]string
 }
 
 // dim is d's value at the bound dims (0 where it does not bind).
@@ -105,7 +100,6 @@ var Fused = []Pass{
 	{Name: "epilogue", Doc: "matmul kernels absorb their element-wise consumers: bias, activation, residual, SwiGLU, RoPE, KV append", Partial: true, Run: epilogue},
 	{Name: "rows", Doc: "element-wise chains and trees over the same rows become one kernel, with row reductions chained while those before are per-row statistics", Partial: true, Run: rows},
 	{Name: "kernels", Doc: "every remaining op becomes a kernel of its own; kernels ordered", Run: kernels},
-	{Name: "prologue", Doc: "with Options.Prologue, a one-row GEMV computes its left operand's row itself where a row kernel (a norm) produced it for that GEMV alone", Bound: true, Run: prologue},
 	{Name: "layout", Doc: "a value every reader reads through one permuting view is stored in the order they read it", Bound: true, Run: layout},
 	{Name: "memory", Doc: "liveness-based static arena with fixed offsets", Bound: true, Run: memory},
 	{Name: "launch", Doc: "grids and blocks; split-KV count from batch × kv-heads × context against the SMs; varlen attention over each sequence's query tiles; split-K of GEMVs and of the wgmma GEMM where their tiles leave SMs idle", Bound: true, Run: launch},
@@ -143,12 +137,6 @@ type Options struct {
 	// SIMTAttention plans the CUDA-core attention kernels even where the
 	// tensor-core ones could run (tests compare both implementations).
 	SIMTAttention bool
-	// Prologue lets the prologue pass move a norm into the one-row GEMV
-	// that alone reads it. It is off by default: on the H100 the GEMVs
-	// that compute their rows made the Llama-3-8B B1 step 8 µs slower than
-	// the norm kernels they replace (189 against 181 µs), GPT-2 small's
-	// 1.2 µs (bench/results/2026-12-07-splitk/).
-	Prologue bool
 	// After is called after each pass with its name and state (for dumps).
 	After func(pass string, s *State)
 	// Check, when set, is the code generator's answer whether it can emit
@@ -182,9 +170,9 @@ type Options struct {
 // fused kernel, each time keeping the refused kernels' absorbed ops (by
 // value: the passes are deterministic) out of fusion.
 func Run(g *ir.Graph, passes []Pass, opt Options) (*State, error) {
-	apart, noPrologue := map[string]string{}, map[string]string{}
+	apart := map[string]string{}
 	for {
-		s, err := run(g, passes, opt, apart, noPrologue)
+		s, err := run(g, passes, opt, apart)
 		if err != nil || opt.Check == nil || s.Plan == nil || s.Dims == nil {
 			return s, err
 		}
@@ -195,12 +183,6 @@ func Run(g *ir.Graph, passes []Pass, opt Options) (*State, error) {
 			}
 			cerr := opt.Check(s.Plan, k)
 			if cerr == nil {
-				continue
-			}
-			// A refused prologue goes back to its row kernel first.
-			if len(k.Prologue()) > 0 {
-				noPrologue[k.Anchor().Outs[0].Ref()] = fmt.Sprintf("codegen refused the kernel with it: %v", cerr)
-				more = true
 				continue
 			}
 			anchor := k.Anchor()
@@ -218,15 +200,15 @@ func Run(g *ir.Graph, passes []Pass, opt Options) (*State, error) {
 }
 
 // run is one run of the passes, with the ops of apart (value reference →
-// why) kept out of fusion and the matmuls of noPrologue given no prologue.
-func run(g *ir.Graph, passes []Pass, opt Options, apart, noPrologue map[string]string) (*State, error) {
+// why) kept out of fusion.
+func run(g *ir.Graph, passes []Pass, opt Options, apart map[string]string) (*State, error) {
 	if opt.Target.SMs == 0 {
 		opt.Target = plan.H200
 	}
 	if err := opt.Target.Verify(); err != nil {
 		return nil, err
 	}
-	s := &State{Graph: g.Clone(), Dims: opt.Dims, Target: opt.Target, DecodeSplitKeys: opt.DecodeSplitKeys, SIMTAttention: opt.SIMTAttention, Prologue: opt.Prologue, gemmWGMMA: opt.GemmWGMMA, gemvTiles: opt.GemvTiles, gemvCols: opt.GemvCols, kernelOf: map[*ir.Node]*plan.Kernel{}, apart: apart, noPrologue: noPrologue}
+	s := &State{Graph: g.Clone(), Dims: opt.Dims, Target: opt.Target, DecodeSplitKeys: opt.DecodeSplitKeys, SIMTAttention: opt.SIMTAttention, gemmWGMMA: opt.GemmWGMMA, gemvTiles: opt.GemvTiles, gemvCols: opt.GemvCols, kernelOf: map[*ir.Node]*plan.Kernel{}, apart: apart}
 	for _, p := range passes {
 		if p.Bound && s.Dims == nil {
 			continue

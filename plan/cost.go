@@ -19,7 +19,6 @@ type Cost struct {
 	BytesRead, BytesWritten int64
 	// L2Bytes is traffic the model expects L2 to serve: K/V tiles re-streamed
 	// for every query block of a prefill attention kernel beyond the first,
-	// a GEMV prologue's inputs read by every block beyond the first, and
 	// the partials' reads, which follow their writes in the same launch
 	// (ncu read every split GEMV's and the decode attention's weights or
 	// keys and inputs from DRAM within 0.5%, and none of their partials:
@@ -78,19 +77,12 @@ func kernelCost(k *Kernel, dims map[string]int64) (Cost, error) {
 		return Cost{}, fmt.Errorf("no launch plan (bind the dims)")
 	}
 	c := Cost{Kernel: k.Name, Strategy: k.Strategy, Launches: k.Launch.Launches, Load: k.Load}
-	pro := prologueInputs(k)
 	for _, in := range k.Inputs {
 		b, err := ReadBytes(in, dims)
 		if err != nil {
 			return c, err
 		}
 		c.BytesRead += b
-		if pro[in] {
-			// Every block computes the prologue's rows from its inputs:
-			// the first read is HBM's, the other blocks' L2's.
-			g := k.Launch.Grid
-			c.L2Bytes += (g[0]*g[1]*g[2] - 1) * b
-		}
 	}
 	for _, o := range k.Outputs {
 		if InCache(o) {
@@ -153,19 +145,6 @@ func kernelCost(k *Kernel, dims map[string]int64) (Cost, error) {
 		}
 	}
 	return c, nil
-}
-
-// prologueInputs are the inputs of a Gemm kernel that its prologue reads.
-func prologueInputs(k *Kernel) map[*ir.Value]bool {
-	out := map[*ir.Value]bool{}
-	for _, n := range k.Prologue() {
-		for _, a := range n.Args {
-			for _, src := range Sources(a) {
-				out[src] = true
-			}
-		}
-	}
-	return out
 }
 
 // splitKPartials models a split-K GEMV's partial sums: its workspace (one

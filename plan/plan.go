@@ -57,25 +57,9 @@ type Kernel struct {
 	Load bool
 }
 
-// Anchor is the op a kernel is built around: a Gemm kernel's matmul (its
-// prologue, a row computation of the matmul's left operand, comes before
-// it in Nodes), the first node otherwise.
-func (k *Kernel) Anchor() *ir.Node { return k.Nodes[len(k.Prologue())] }
-
-// Prologue is a Gemm kernel's nodes before its matmul: the row computation
-// of the matmul's left operand that the kernel runs itself (the prologue
-// pass), nil for any other kernel.
-func (k *Kernel) Prologue() []*ir.Node {
-	if k.Strategy != Gemm {
-		return nil
-	}
-	for i, n := range k.Nodes {
-		if n.Op == ir.OpMatmul {
-			return k.Nodes[:i]
-		}
-	}
-	return nil
-}
+// Anchor is the op a kernel is built around, its first node: a Gemm
+// kernel's matmul, before the epilogue it absorbed.
+func (k *Kernel) Anchor() *ir.Node { return k.Nodes[0] }
 
 // Plan is a layer as an ordered list of kernels.
 type Plan struct {
@@ -243,12 +227,11 @@ func Root(v *ir.Value) *ir.Value {
 }
 
 // kernelName is a deterministic name: index, strategy and the ops it
-// fuses, its anchor's first (a Gemm kernel's prologue after its matmul).
+// fuses, its anchor's first.
 func kernelName(i int, k *Kernel) string {
 	var ops []string
 	seen := map[string]bool{}
-	pro := k.Prologue()
-	for _, n := range append(append([]*ir.Node(nil), k.Nodes[len(pro):]...), pro...) {
+	for _, n := range k.Nodes {
 		if IsView(n.Op) {
 			continue
 		}

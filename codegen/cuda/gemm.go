@@ -85,26 +85,19 @@ type gemmModel struct {
 	// gemvRowTN (plan.Launch.Tile, a one-row GEMV that fills the SMs
 	// with tiles instead of splitting K), 0 otherwise.
 	narrow int
-	// pro is the kernel's prologue (plan.Kernel.Prologue): the row ops
-	// computing the left operand, which the CUDA-core GEMV stages from
-	// their inputs instead of reading it from memory.
-	pro []*ir.Node
 }
 
 // epiNodes are the kernel's nodes after its matmul: its epilogue.
-func (g *gemmModel) epiNodes() []*ir.Node { return g.k.pk.Nodes[len(g.pro)+1:] }
+func (g *gemmModel) epiNodes() []*ir.Node { return g.k.pk.Nodes[1:] }
 
 func (k *kgen) gemmModel() (*gemmModel, error) {
 	mm := k.pk.Anchor()
 	if mm.Op != ir.OpMatmul {
 		return nil, fmt.Errorf("gemm kernel %s has no matmul", k.pk.Name)
 	}
-	g := &gemmModel{k: k, mm: mm, a: mm.Args[0], b: mm.Args[1], o: mm.Outs[0], pro: k.pk.Prologue()}
-	if len(g.pro) > 0 && g.pro[len(g.pro)-1].Outs[0] != g.a {
-		return nil, fmt.Errorf("gemm kernel %s: its prologue does not compute the left operand", k.pk.Name)
-	}
+	g := &gemmModel{k: k, mm: mm, a: mm.Args[0], b: mm.Args[1], o: mm.Outs[0]}
 	for _, v := range []*ir.Value{g.a, g.b} {
-		if k.inKernel[v] && (v != g.a || len(g.pro) == 0) {
+		if k.inKernel[v] {
 			return nil, fmt.Errorf("gemm kernel %s: an operand is computed in the kernel", k.pk.Name)
 		}
 		if err := checkDType(v); err != nil {

@@ -3,7 +3,6 @@ package cuda
 import (
 	"fmt"
 
-	"github.com/fuser-dev/fuser/ir"
 	"github.com/fuser-dev/fuser/plan"
 )
 
@@ -423,9 +422,6 @@ func (g *gemmModel) mainBody(split bool) (string, error) {
 		pre = gemvPrefetchRows * gemvRowTN / g.narrow
 	}
 	w.line("fz_gemv_prefetch(cx, ub, k0, fz_min64(k1, k0 + %d), scol);", pre)
-	if err := g.prefetchPrologueParams(&w); err != nil {
-		return "", err
-	}
 	g.warmGlobals(&w, split)
 	w.line("fz_grid_sync();")
 	w.line("waited = true;")
@@ -444,31 +440,6 @@ func (g *gemmModel) mainBody(split bool) (string, error) {
 	w.close()
 	w.line("if (!waited) fz_grid_sync();")
 	return w.String(), nil
-}
-
-// prefetchPrologueParams writes, before the block's wait, L2 prefetches
-// of the prologue's inputs that no kernel of the step writes (a norm's
-// weight: a param, or the load stage's 1 + w): every block reads them
-// right after its wait, when the weight stream of the step has evicted
-// them since the step before.
-func (g *gemmModel) prefetchPrologueParams(w *writer) error {
-	seen := map[*ir.Value]bool{}
-	for _, n := range g.pro {
-		for _, a := range n.Args {
-			v := plan.Root(a)
-			if seen[v] || g.k.inKernel[v] || v.Def == nil || (v.Def.Op != ir.OpParam && !g.k.folded[v]) {
-				continue
-			}
-			seen[v] = true
-			p, err := g.k.addr(v, zeroIndex(len(shapeOf(v))))
-			if err != nil {
-				return err
-			}
-			bytes := ixp(numel(shapeOf(v)).mul(pconst(v.Type.DType.Size())))
-			w.line("for (i64 o = (i64)threadIdx.x * 128; o < %s; o += (i64)blockDim.x * 128) fz_prefetch_l2((const char*)%s + o);", bytes, p)
-		}
-	}
-	return nil
 }
 
 // warmGlobals touches the module globals the kernel reads, its epilogue's

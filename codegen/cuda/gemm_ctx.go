@@ -3,7 +3,6 @@ package cuda
 import (
 	"fmt"
 	"regexp"
-	"slices"
 	"strconv"
 
 	"github.com/fuser-dev/fuser/ir"
@@ -90,22 +89,15 @@ func (g *gemmModel) emitContext(w *writer) error {
 	}
 	w.line("static constexpr bool AK = %t, BK = %t, BN = %t, RAW16 = %t, BIG = %t;", g.aK, g.bK, g.bN, raw && g.bN, k.nt > 256)
 	w.line("static constexpr int AVEC = %d, BVEC = %d, TN = %d, STAGED = %d;", vecAlign(g.av.dt), vecAlign(g.bv.dt), g.gemvTN(), gemvStaged)
-	w.line("static constexpr bool PRO = %t;", len(g.pro) > 0)
-	if len(g.pro) > 0 {
-		if err := g.emitPrologue(w); err != nil {
-			return err
-		}
-	} else {
-		w.line("// Element (r, k) of unit ub's left operand.")
-		w.open("%s const AT* a(i64 ub, i64 r, i64 k) const {", ctxMember)
-		coords := g.coords(w, "ar", ixv("ub"), ixv("r"))
-		a, err := k.addr(g.a, g.operandIndex(g.a, coords[:len(coords)-1], [2]ix{coords[len(coords)-1], ixv("k")}))
-		if err != nil {
-			return err
-		}
-		w.line("return %s;", a)
-		w.close()
+	w.line("// Element (r, k) of unit ub's left operand.")
+	w.open("%s const AT* a(i64 ub, i64 r, i64 k) const {", ctxMember)
+	coords := g.coords(w, "ar", ixv("ub"), ixv("r"))
+	a, err := k.addr(g.a, g.operandIndex(g.a, coords[:len(coords)-1], [2]ix{coords[len(coords)-1], ixv("k")}))
+	if err != nil {
+		return err
 	}
+	w.line("return %s;", a)
+	w.close()
 	w.line("// Element (k, n) of unit ub's right operand.")
 	w.open("%s const BT* b(i64 ub, i64 k, i64 n) const {", ctxMember)
 	b, err := k.addr(g.b, g.operandIndex(g.b, g.unitBatch(w, ixv("ub")), [2]ix{ixv("k"), ixv("n")}))
@@ -121,62 +113,6 @@ func (g *gemmModel) emitContext(w *writer) error {
 		g.emitNSlot(w)
 	}
 	w.close("};")
-	return nil
-}
-
-// emitPrologue writes the context's stage, which the CUDA-core GEMV tile
-// (device/gemv.cuh) calls in place of fz_gemv_stage_a where the kernel has
-// a prologue: it computes positions kc .. kc+kl-1 of rows r0 .. r0+mr-1
-// of unit ub's left operand by the prologue's row ops (each row's
-// reductions over the whole row, then its values, as the row kernel it
-// replaces computes them: rowPasses), rounded to the operand's dtype as
-// that kernel's store would, into As[MR][KC] as f32, zeros past mr and kl.
-// The prologue's other outputs (the values of its rows that later kernels
-// read, as a residual sum) the lead block stores, whole rows, one value at
-// a time. Every thread of the block calls it (its reductions are
-// block-wide).
-func (g *gemmModel) emitPrologue(w *writer) error {
-	k := g.k
-	outs := []*ir.Value{g.a}
-	for _, o := range k.pk.Outputs {
-		if !slices.Contains(g.pro, o.Def) {
-			continue
-		}
-		if s := shapeOf(o); s[len(s)-1].isConst(1) {
-			return fmt.Errorf("gemm kernel %s: its prologue writes %s, a value a row", k.pk.Name, o.Ref())
-		}
-		outs = append(outs, o)
-	}
-	w.line("template <int MR, int KC>")
-	w.open("%s void stage(i64 ub, i64 r0, int mr, i64 kc, int kl, float* As, bool lead) const {", ctxMember)
-	w.open("for (int m = 0; m < mr; m++) {")
-	w.line("const i64 pr = r0 + m;")
-	coords := g.coords(w, "pc", ixv("ub"), ixv("pr"))
-	idx := g.operandIndex(g.a, coords[:len(coords)-1], [2]ix{coords[len(coords)-1], ixc(0)})
-	to := func(s *sink, o *ir.Value, at []ix, x string) error {
-		if o != g.a {
-			a, err := k.addr(o, at)
-			if err != nil {
-				return err
-			}
-			s.w().line("if (lead) fz_st_%s(%s, %s);", dsuf(o.Type.DType), a, x)
-			return nil
-		}
-		if fn, ok := castFns[o.Type.DType]; ok {
-			x = fn + "(" + x + ")"
-		}
-		j := at[len(at)-1]
-		s.w().line("if (%s >= kc && %s < kc + kl) As[m * KC + (int)(%s - kc)] = %s;", j, j, j, x)
-		return nil
-	}
-	if _, err := k.rowPasses(w, g.pro, outs, idx[:len(idx)-1], to); err != nil {
-		return err
-	}
-	w.close()
-	w.open("for (int e = threadIdx.x; e < MR * KC; e += blockDim.x) {")
-	w.line("if (e / KC >= mr || e %% KC >= kl) As[e] = 0.f;")
-	w.close()
-	w.close()
 	return nil
 }
 

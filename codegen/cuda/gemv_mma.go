@@ -18,10 +18,9 @@ import (
 // gemvMMA reports whether the kernel's GEMV takes 2 to 64 rows on tensor
 // cores: ringOperands, 8 warps a block, and the tiles of gemvRowTN
 // columns its rings fill (a launch of narrow tiles plans one row, which
-// the CUDA cores take), without a prologue (the rings copy the left
-// operand from memory).
+// the CUDA cores take).
 func (g *gemmModel) gemvMMA() bool {
-	return g.ringOperands() && g.k.nt == 256 && g.narrow == 0 && len(g.pro) == 0
+	return g.ringOperands() && g.k.nt == 256 && g.narrow == 0
 }
 
 // ringOperands reports whether the operands are what the tensor-core
@@ -83,14 +82,14 @@ func (g *gemmModel) emitGemvCall(w *writer) {
 	}
 	w.open("for (int p = 0; p < mr; p += %d) {", pass)
 	if pass == 1 {
-		w.line("fz_gemv_tile<@BODY@_ctx, 1>(cx, ub, r0 + p, 1, k0, k1, scol, svec, As, red, res + p * %d, t == 0 && sp == 0);", g.gemvTN())
+		w.line("fz_gemv_tile<@BODY@_ctx, 1>(cx, ub, r0 + p, 1, k0, k1, scol, svec, As, red, res + p * %d);", g.gemvTN())
 		w.close()
 		return
 	}
 	w.line("const int mp = mr - p < %d ? mr - p : %d;", pass, pass)
 	w.open("switch (mp <= 1 ? 1 : mp <= 2 ? 2 : mp <= 4 ? 4 : 8) {")
 	for m := 1; m <= pass; m *= 2 {
-		w.line("case %d: fz_gemv_tile<@BODY@_ctx, %d>(cx, ub, r0 + p, mp, k0, k1, scol, svec, As, red, res + p * %d, t == 0 && sp == 0); break;", m, m, g.gemvTN())
+		w.line("case %d: fz_gemv_tile<@BODY@_ctx, %d>(cx, ub, r0 + p, mp, k0, k1, scol, svec, As, red, res + p * %d); break;", m, m, g.gemvTN())
 	}
 	w.close()
 	w.close()

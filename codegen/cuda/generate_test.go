@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/fuser-dev/fuser/internal/golden"
-	"github.com/fuser-dev/fuser/passes"
 	"github.com/fuser-dev/fuser/plan"
 )
 
@@ -92,8 +91,8 @@ func TestDeterministic(t *testing.T) {
 }
 
 // TestGolden compares representative kernels of the Llama-3-8B layer with
-// testdata: the RMSNorm row kernel, the GEMV with its SwiGLU epilogue, and
-// at one row that GEMV with the norm as its prologue; and of a layer over
+// testdata: the RMSNorm row kernel, the split GEMV with its RoPE and
+// append epilogue, the GEMV with its SwiGLU epilogue; and of a layer over
 // packed prompts, the QKV GEMV appending packed tokens and the varlen
 // attention (run with -update to accept changes). TestFlashGolden holds the decode
 // attention kernel.
@@ -115,22 +114,6 @@ func TestGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.Check(t, "testdata/row_topk.cu", kernelSource(t, moe, "k06_row_topk"))
-	// At one row the MLP norm is the gate/up GEMV's prologue: its context's
-	// stage runs the norm's passes where rmsnorm.cu's row kernel runs them.
-	g := parseSpec(t, "llama3_8b")
-	dims, err := bindDims(g, map[string]int64{"B": 1, "S": 1, "T": 4096})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := passes.Run(g, passes.Fused, passes.Options{Dims: dims, Check: Emittable, GemmWGMMA: GemmWGMMA, GemvTiles: GemvTiles, Prologue: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	one, err := Generate(st.Plan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	golden.Check(t, "testdata/gemv_prologue.cu", kernelSource(t, one, "k03_gemm_matmul_silu_mul_mean_etc"))
 	// Packed prompts: the QKV GEMV's epilogue appends each token at its
 	// sequence's position (fz_packed_seq), and the CUDA-core varlen
 	// attention takes each sequence's query tiles.

@@ -33,21 +33,12 @@ type kgen struct {
 	// minBlocks is the blocks an SM must be able to hold (the entries'
 	// launch bounds; 0: 1).
 	minBlocks int
-	// folded are the load stage's results the step reads (plan.Folded):
-	// like params, no kernel of the step writes them. Only a GEMV with a
-	// prologue asks (prefetchPrologueParams), so only its kgen has them.
-	folded map[*ir.Value]bool
 }
 
 func newKgen(p *plan.Plan, pk *plan.Kernel, nt int) (*kgen, error) {
 	g := p.Graph
 	k := &kgen{g: g, pk: pk, layouts: p.Layouts, nt: nt, names: map[*ir.Value]string{}, written: map[*ir.Value]bool{},
-		inKernel: map[*ir.Value]bool{}, views: map[*ir.Value]*view{}, folded: map[*ir.Value]bool{}}
-	if len(pk.Prologue()) > 0 {
-		for _, v := range p.Folded() {
-			k.folded[v] = true
-		}
-	}
+		inKernel: map[*ir.Value]bool{}, views: map[*ir.Value]*view{}}
 	for _, n := range pk.Nodes {
 		for _, o := range n.Outs {
 			k.inKernel[o] = true

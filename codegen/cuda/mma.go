@@ -21,11 +21,10 @@ const mmaSmemBytes = mmaStages * (mmaBM*mmaBK + mmaBK*mmaBN) * 2
 
 // mmaAble reports whether the kernel gets a tensor-core path: 16-bit
 // operands, rows of A contiguous along K, B contiguous along N or K, and
-// clusters of 1, 2 or 4 columns in runs of 8; no prologue, whose left
-// operand only the CUDA-core GEMV stages.
+// clusters of 1, 2 or 4 columns in runs of 8.
 func (g *gemmModel) mmaAble() bool {
 	dt := g.av.dt
-	if len(g.pro) > 0 || dt != g.bv.dt || (dt != ir.BF16 && dt != ir.F16) || !g.aK || !(g.bN || g.bK) {
+	if dt != g.bv.dt || (dt != ir.BF16 && dt != ir.F16) || !g.aK || !(g.bN || g.bK) {
 		return false
 	}
 	for _, v := range []*view{g.av, g.bv} {

@@ -58,7 +58,7 @@ func (k *kgen) rowKernel() (string, error) {
 		body.line("const i64 %s = %s;", name, rowIdx[i])
 		rowIdx[i] = ixv(name)
 	}
-	cached, err := k.rowPasses(&body, k.pk.Nodes, k.pk.Outputs, rowIdx, nil)
+	cached, err := k.rowPasses(&body, k.pk.Nodes, k.pk.Outputs, rowIdx)
 	if err != nil {
 		return "", err
 	}
@@ -69,18 +69,13 @@ func (k *kgen) rowKernel() (string, error) {
 	return body.String(), nil
 }
 
-// rowStore puts the value x of a row output o at index idx where a row
-// computation does not store it to memory as a row kernel does: a GEMV's
-// prologue stages its left operand and has its lead block store the rest.
-type rowStore func(s *sink, o *ir.Value, idx []ix, x string) error
-
 // rowPasses writes into body the computation of the row at rowIdx (its
 // coordinates over the row domain) by nodes, a row kernel's ops: a pass
 // over the row for each reduction, then the outputs outs, stored to
-// memory, or by to where it is set. Where a ragged row axis leaves the row
+// memory. Where a ragged row axis leaves the row
 // out, it stores zeros and continues the loop around it. cached says
 // whether the passes share chunks of the row in registers (rowCache).
-func (k *kgen) rowPasses(body *writer, nodes []*ir.Node, outs []*ir.Value, rowIdx []ix, to rowStore) (cached bool, err error) {
+func (k *kgen) rowPasses(body *writer, nodes []*ir.Node, outs []*ir.Value, rowIdx []ix) (cached bool, err error) {
 	// level is the number of the row's reductions a value needs: that of
 	// the last one it depends on, counting from 1 (0: none).
 	var reds []*ir.Node
@@ -237,12 +232,6 @@ func (k *kgen) rowPasses(body *writer, nodes []*ir.Node, outs []*ir.Value, rowId
 					x, err := e.eval(o, idx)
 					if err != nil {
 						return err
-					}
-					if to != nil {
-						if err := to(s, o, idx, x); err != nil {
-							return err
-						}
-						continue
 					}
 					if err := s.store(o, idx, x); err != nil {
 						return err

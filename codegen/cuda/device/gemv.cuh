@@ -12,11 +12,6 @@
  *   a(ub, r, k)       the address of element (r, k) of unit ub's left
  *                     operand, b(ub, k, n) of element (k, n) of its right
  *                     operand;
- *   PRO, stage        a prologue: the left operand is not in memory, and
- *                     stage<MR, KC>(ub, r0, mr, kc, kl, As, lead) computes
- *                     what fz_gemv_stage_a would read (no a then), and
- *                     where lead stores the rows' other values that the
- *                     kernels after read (a residual sum);
  *   AK, BK, BN        whether the left operand's K axis, the right's K or
  *                     its N axis is contiguous in memory;
  *   AVEC, BVEC        the alignment, in bytes, of an 8-element vector load;
@@ -126,10 +121,8 @@ static __host__ __device__ constexpr int fz_gemv_in_flight() {
 
 // fz_gemv_tile computes the sums of rows r0 .. r0+mr-1 (mr <= MR) of unit
 // ub over positions [k0, k1) for the tile's columns scol into res[MR][TN].
-// lead marks the one block of those rows (their first column tile and
-// split) that stores a prologue's other values.
 template <class C, int MR>
-FZ_DEV void fz_gemv_tile(const C& c, const i64 ub, const i64 r0, const int mr, const i64 k0, const i64 k1, const i64* scol, const int* svec, float* As, float* red, float* res, const bool lead) {
+FZ_DEV void fz_gemv_tile(const C& c, const i64 ub, const i64 r0, const int mr, const i64 k0, const i64 k1, const i64* scol, const int* svec, float* As, float* red, float* res) {
   const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5, nw = blockDim.x >> 5;
   constexpr int KC = C::STAGED / MR, TN = C::TN;
   if constexpr (C::BK) {
@@ -152,8 +145,7 @@ FZ_DEV void fz_gemv_tile(const C& c, const i64 ub, const i64 r0, const int mr, c
     for (i64 kc = k0; kc < k1; kc += KC) {
       const int kl = (int)fz_min64(KC, k1 - kc);
       __syncthreads();
-      if constexpr (C::PRO) c.template stage<MR, KC>(ub, r0, mr, kc, kl, As, lead && kc == k0);
-      else fz_gemv_stage_a<C, MR, KC>(c, ub, r0, mr, kc, kl, As);
+      fz_gemv_stage_a<C, MR, KC>(c, ub, r0, mr, kc, kl, As);
       __syncthreads();
       for (int kk = lane * 8; kk < kl; kk += 256) {
         float a[MR][8];
@@ -216,8 +208,7 @@ FZ_DEV void fz_gemv_tile(const C& c, const i64 ub, const i64 r0, const int mr, c
     for (i64 kc = k0; kc < k1; kc += KC) {
       const int kl = (int)fz_min64(KC, k1 - kc);
       __syncthreads();
-      if constexpr (C::PRO) c.template stage<MR, KC>(ub, r0, mr, kc, kl, As, lead && kc == k0);
-      else fz_gemv_stage_a<C, MR, KC>(c, ub, r0, mr, kc, kl, As);
+      fz_gemv_stage_a<C, MR, KC>(c, ub, r0, mr, kc, kl, As);
       __syncthreads();
       constexpr int UF = fz_gemv_in_flight<C, MR, false>();
       if constexpr (C::BN) {

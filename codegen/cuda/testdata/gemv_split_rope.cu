@@ -1,11 +1,11 @@
 // body of k01_gemm_matmul_rope_append
 // Split-K partials and tile arrival counters (zero at load, n a launch: fz_split_join).
-static __device__ __align__(16) float fzb_6b473be814b37054_ws[184320];
-static __device__ unsigned long long fzb_6b473be814b37054_count[144];
-FZ_DEV i64 fzb_6b473be814b37054_ntiles256(i64 dim_B, i64 dim_S, i64 dim_T) {
+static __device__ __align__(16) float fzb_284880daa2e1d3e6_ws[184320];
+static __device__ unsigned long long fzb_284880daa2e1d3e6_count[144];
+FZ_DEV i64 fzb_284880daa2e1d3e6_ntiles256(i64 dim_B, i64 dim_S, i64 dim_T) {
   return 24;
 }
-FZ_DEV int fzb_6b473be814b37054_tile256(i64 t, i64* u, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV int fzb_284880daa2e1d3e6_tile256(i64 t, i64* u, i64 dim_B, i64 dim_S, i64 dim_T) {
   if (t < 16) { *u = t; return 0; }
   t -= 16;
   if (t < 4) { *u = t; return 1; }
@@ -15,7 +15,7 @@ FZ_DEV int fzb_6b473be814b37054_tile256(i64 t, i64* u, i64 dim_B, i64 dim_S, i64
   *u = 0;
   return -1;
 }
-FZ_DEV i64 fzb_6b473be814b37054_col256(int seg, i64 u, int s, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV i64 fzb_284880daa2e1d3e6_col256(int seg, i64 u, int s, i64 dim_B, i64 dim_S, i64 dim_T) {
   switch (seg) {
     case 0: {
       const int q = s / 128, j = s % 128;
@@ -44,10 +44,10 @@ FZ_DEV i64 fzb_6b473be814b37054_col256(int seg, i64 u, int s, i64 dim_B, i64 dim
   }
   return -1;
 }
-FZ_DEV i64 fzb_6b473be814b37054_ntiles64(i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV i64 fzb_284880daa2e1d3e6_ntiles64(i64 dim_B, i64 dim_S, i64 dim_T) {
   return 96;
 }
-FZ_DEV int fzb_6b473be814b37054_tile64(i64 t, i64* u, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV int fzb_284880daa2e1d3e6_tile64(i64 t, i64* u, i64 dim_B, i64 dim_S, i64 dim_T) {
   if (t < 64) { *u = t; return 0; }
   t -= 64;
   if (t < 16) { *u = t; return 1; }
@@ -57,7 +57,7 @@ FZ_DEV int fzb_6b473be814b37054_tile64(i64 t, i64* u, i64 dim_B, i64 dim_S, i64 
   *u = 0;
   return -1;
 }
-FZ_DEV i64 fzb_6b473be814b37054_col64(int seg, i64 u, int s, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV i64 fzb_284880daa2e1d3e6_col64(int seg, i64 u, int s, i64 dim_B, i64 dim_S, i64 dim_T) {
   switch (seg) {
     case 0: {
       const int q = s / 32, j = s % 32;
@@ -86,7 +86,7 @@ FZ_DEV i64 fzb_6b473be814b37054_col64(int seg, i64 u, int s, i64 dim_B, i64 dim_
   }
   return -1;
 }
-FZ_DEV void fzb_6b473be814b37054_epi0(const u16* __restrict__ p0, const u16* __restrict__ p1, const int* __restrict__ p2, u16* __restrict__ p3, u16* __restrict__ p4, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 r, const i64 c0, const float* ev, const i64 nv) {
+FZ_DEV void fzb_284880daa2e1d3e6_epi0(const u16* __restrict__ p0, const u16* __restrict__ p1, const int* __restrict__ p2, u16* __restrict__ p3, u16* __restrict__ p4, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 r, const i64 c0, const float* ev, const i64 nv) {
   const i64 oc0 = (r/dim_S);
   const i64 oc1 = (r%dim_S);
   {
@@ -104,7 +104,7 @@ FZ_DEV void fzb_6b473be814b37054_epi0(const u16* __restrict__ p0, const u16* __r
     fz_st_bf16(p3 + ((((oc0*(4096*dim_S)) + (oc1*4096)) + (((c0 + 64)/128)*128)) + ((c0 + 64)%128)), t8);
   }
 }
-FZ_DEV void fzb_6b473be814b37054_epi1(const u16* __restrict__ p0, const u16* __restrict__ p1, const int* __restrict__ p2, u16* __restrict__ p3, u16* __restrict__ p4, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 r, const i64 c0, const float* ev, const i64 nv) {
+FZ_DEV void fzb_284880daa2e1d3e6_epi1(const u16* __restrict__ p0, const u16* __restrict__ p1, const int* __restrict__ p2, u16* __restrict__ p3, u16* __restrict__ p4, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 r, const i64 c0, const float* ev, const i64 nv) {
   const i64 oc0 = (r/dim_S);
   const i64 oc1 = (r%dim_S);
   {
@@ -122,14 +122,14 @@ FZ_DEV void fzb_6b473be814b37054_epi1(const u16* __restrict__ p0, const u16* __r
     fz_st_bf16((p4 + (((((oc0*8) + (((c0 + 64) - 4096)/128))*(dim_S + dim_T)) + (dim_T + oc1))*128)) + (((c0 + 64) - 4096)%128), t16);
   }
 }
-FZ_DEV void fzb_6b473be814b37054_epi2(const u16* __restrict__ p0, const u16* __restrict__ p1, const int* __restrict__ p2, u16* __restrict__ p3, u16* __restrict__ p4, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 r, const i64 c0, const float* ev, const i64 nv) {
+FZ_DEV void fzb_284880daa2e1d3e6_epi2(const u16* __restrict__ p0, const u16* __restrict__ p1, const int* __restrict__ p2, u16* __restrict__ p3, u16* __restrict__ p4, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 r, const i64 c0, const float* ev, const i64 nv) {
   const i64 oc0 = (r/dim_S);
   const i64 oc1 = (r%dim_S);
   {
     fz_st_bf16((p4 + ((((((dim_B + oc0)*8) + ((c0 - 5120)/128))*(dim_S + dim_T)) + (dim_T + oc1))*128)) + ((c0 - 5120)%128), ev[0]);
   }
 }
-struct fzb_6b473be814b37054_ctx {
+struct fzb_284880daa2e1d3e6_ctx {
   const u16* p0;
   const u16* p1;
   const int* p2;
@@ -147,7 +147,6 @@ struct fzb_6b473be814b37054_ctx {
   FZ_DEV void unpackb(float* v, uint4 r) { fz_unpack_bf16(v, r); }
   static constexpr bool AK = true, BK = false, BN = true, RAW16 = true, BIG = false;
   static constexpr int AVEC = 16, BVEC = 16, TN = 256, STAGED = 4096;
-  static constexpr bool PRO = false;
   // Element (r, k) of unit ub's left operand.
   __device__ __forceinline__ const AT* a(i64 ub, i64 r, i64 k) const {
     const i64 ar0 = (r/dim_S);
@@ -172,22 +171,22 @@ struct fzb_6b473be814b37054_ctx {
     return 0;
   }
 };
-FZ_DEV void fzb_6b473be814b37054_mma(const u16* __restrict__ p0, const u16* __restrict__ p1, const int* __restrict__ p2, u16* __restrict__ p3, u16* __restrict__ p4, i64 dim_B, i64 dim_S, i64 dim_T, const i64 bid, const i64 nblk, u16* smem, const u16** sArow, const u16** sBrow, i64* scol) {
-  const fzb_6b473be814b37054_ctx cx = {p0, p1, p2, p3, p4, dim_B, dim_S, dim_T};
+FZ_DEV void fzb_284880daa2e1d3e6_mma(const u16* __restrict__ p0, const u16* __restrict__ p1, const int* __restrict__ p2, u16* __restrict__ p3, u16* __restrict__ p4, i64 dim_B, i64 dim_S, i64 dim_T, const i64 bid, const i64 nblk, u16* smem, const u16** sArow, const u16** sBrow, i64* scol) {
+  const fzb_284880daa2e1d3e6_ctx cx = {p0, p1, p2, p3, p4, dim_B, dim_S, dim_T};
   const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5;
   const int wm = (wid >> 1) & 3, wn = wid & 1;
   const i64 UB = 1, MR_ = (dim_B*dim_S);
-  const i64 ntile = fzb_6b473be814b37054_ntiles64(dim_B, dim_S, dim_T);
+  const i64 ntile = fzb_284880daa2e1d3e6_ntiles64(dim_B, dim_S, dim_T);
   const i64 nrt = (MR_ + 127) / 128;
   for (i64 item = bid; item < UB * nrt * ntile; item += nblk) {
     const i64 t = item % ntile, rest = item / ntile, rt = rest % nrt, ub = rest / nrt;
     const i64 r0 = rt * 128;
     i64 u;
-    const int seg = fzb_6b473be814b37054_tile64(t, &u, dim_B, dim_S, dim_T);
+    const int seg = fzb_284880daa2e1d3e6_tile64(t, &u, dim_B, dim_S, dim_T);
     const i64 kv = 4096, nv = 6144;
     __syncthreads();
     for (int s = tid; s < 64; s += blockDim.x) {
-      const i64 c = fzb_6b473be814b37054_col64(seg, u, s, dim_B, dim_S, dim_T);
+      const i64 c = fzb_284880daa2e1d3e6_col64(seg, u, s, dim_B, dim_S, dim_T);
       scol[s] = c < nv ? c : -1;
     }
     // Row pointers of A (and of B^T for a K-contiguous B).
@@ -197,7 +196,7 @@ FZ_DEV void fzb_6b473be814b37054_mma(const u16* __restrict__ p0, const u16* __re
     }
     __syncthreads();
     float acc[2][4][4];
-    fz_mma_mainloop<fzb_6b473be814b37054_ctx, true, 128, 64, 32, 3>(cx, ub, kv, seg, smem, sArow, sBrow, scol, acc);
+    fz_mma_mainloop<fzb_284880daa2e1d3e6_ctx, true, 128, 64, 32, 3>(cx, ub, kv, seg, smem, sArow, sBrow, scol, acc);
     if (wid < 8) {
       switch (seg) {
         case 0: {
@@ -218,7 +217,7 @@ FZ_DEV void fzb_6b473be814b37054_mma(const u16* __restrict__ p0, const u16* __re
                   float ev[2];
                   ev[0] = acc[mt][0 + jb][h * 2 + c];
                   ev[1] = acc[mt][2 + jb][h * 2 + c];
-                  fzb_6b473be814b37054_epi0(p0, p1, p2, p3, p4, dim_B, dim_S, dim_T, ub, r, c0, ev, nv);
+                  fzb_284880daa2e1d3e6_epi0(p0, p1, p2, p3, p4, dim_B, dim_S, dim_T, ub, r, c0, ev, nv);
                 }
               }
             }
@@ -243,7 +242,7 @@ FZ_DEV void fzb_6b473be814b37054_mma(const u16* __restrict__ p0, const u16* __re
                   float ev[2];
                   ev[0] = acc[mt][0 + jb][h * 2 + c];
                   ev[1] = acc[mt][2 + jb][h * 2 + c];
-                  fzb_6b473be814b37054_epi1(p0, p1, p2, p3, p4, dim_B, dim_S, dim_T, ub, r, c0, ev, nv);
+                  fzb_284880daa2e1d3e6_epi1(p0, p1, p2, p3, p4, dim_B, dim_S, dim_T, ub, r, c0, ev, nv);
                 }
               }
             }
@@ -267,7 +266,7 @@ FZ_DEV void fzb_6b473be814b37054_mma(const u16* __restrict__ p0, const u16* __re
                   const i64 c0 = (5120 + beta);
                   float ev[1];
                   ev[0] = acc[mt][0 + jb][h * 2 + c];
-                  fzb_6b473be814b37054_epi2(p0, p1, p2, p3, p4, dim_B, dim_S, dim_T, ub, r, c0, ev, nv);
+                  fzb_284880daa2e1d3e6_epi2(p0, p1, p2, p3, p4, dim_B, dim_S, dim_T, ub, r, c0, ev, nv);
                 }
               }
             }
@@ -278,12 +277,12 @@ FZ_DEV void fzb_6b473be814b37054_mma(const u16* __restrict__ p0, const u16* __re
     }
   }
 }
-FZ_DEV void fzb_6b473be814b37054(const u16* __restrict__ p0, const u16* __restrict__ p1, const int* __restrict__ p2, u16* __restrict__ p3, u16* __restrict__ p4, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV void fzb_284880daa2e1d3e6(const u16* __restrict__ p0, const u16* __restrict__ p1, const int* __restrict__ p2, u16* __restrict__ p3, u16* __restrict__ p4, i64 dim_B, i64 dim_S, i64 dim_T) {
   __shared__ __align__(128) float smem[9216];
   __shared__ i64 scol[256];
   __shared__ int svec[32];
   float* As = smem; float* red = smem;
-  const fzb_6b473be814b37054_ctx cx = {p0, p1, p2, p3, p4, dim_B, dim_S, dim_T};
+  const fzb_284880daa2e1d3e6_ctx cx = {p0, p1, p2, p3, p4, dim_B, dim_S, dim_T};
   extern __shared__ __align__(128) unsigned char fz_gemv_dsm[];
   unsigned char* ring = fz_gemv_dsm + ((1024u - (fz_smem_addr(fz_gemv_dsm) & 1023u)) & 1023u);
   float* res = (dim_B*dim_S) > 1 ? (float*)ring : smem + 4096;
@@ -295,23 +294,23 @@ FZ_DEV void fzb_6b473be814b37054(const u16* __restrict__ p0, const u16* __restri
     __shared__ const u16* sBrow[64];
     fz_warm(fz_rope_411e848000000000_128);
     fz_grid_sync();
-    if (sp == 0) fzb_6b473be814b37054_mma(p0, p1, p2, p3, p4, dim_B, dim_S, dim_T, bid, nblk, (u16*)smem, sArow, sBrow, scol);
+    if (sp == 0) fzb_284880daa2e1d3e6_mma(p0, p1, p2, p3, p4, dim_B, dim_S, dim_T, bid, nblk, (u16*)smem, sArow, sBrow, scol);
     return;
   }
   bool waited = false;
   const i64 UB = 1, MR_ = (dim_B*dim_S);
-  const i64 ntile = fzb_6b473be814b37054_ntiles256(dim_B, dim_S, dim_T);
+  const i64 ntile = fzb_284880daa2e1d3e6_ntiles256(dim_B, dim_S, dim_T);
   const i64 nrc = (MR_ + 63) / 64;
   for (i64 item = bid; item < UB * nrc * ntile; item += nblk) {
     const i64 t = item % ntile, rest = item / ntile, rc = rest % nrc, ub = rest / nrc;
     const i64 r0 = rc * 64;
     const int mr = (int)fz_min64(64, MR_ - r0);
     i64 u;
-    const int seg = fzb_6b473be814b37054_tile256(t, &u, dim_B, dim_S, dim_T);
+    const int seg = fzb_284880daa2e1d3e6_tile256(t, &u, dim_B, dim_S, dim_T);
     const i64 kv = 4096, nv = 6144;
     __syncthreads();
     for (int s = threadIdx.x; s < 256; s += blockDim.x) {
-      const i64 c = fzb_6b473be814b37054_col256(seg, u, s, dim_B, dim_S, dim_T);
+      const i64 c = fzb_284880daa2e1d3e6_col256(seg, u, s, dim_B, dim_S, dim_T);
       scol[s] = c < nv ? c : -1;
     }
     __syncthreads();
@@ -325,26 +324,26 @@ FZ_DEV void fzb_6b473be814b37054(const u16* __restrict__ p0, const u16* __restri
     const i64 k0 = fz_min64(kv, sp * kper), k1 = fz_min64(kv, k0 + kper);
     if (!waited) {
       fz_gemv_prefetch(cx, ub, k0, fz_min64(k1, k0 + 128), scol);
-      fz_warm(fzb_6b473be814b37054_ws); fz_warm(fzb_6b473be814b37054_count);
+      fz_warm(fzb_284880daa2e1d3e6_ws); fz_warm(fzb_284880daa2e1d3e6_count);
       fz_warm(fz_rope_411e848000000000_128);
       fz_grid_sync();
       waited = true;
     }
     const bool tc = mr > 1 && fz_gemv_tc_ok(cx, ub, r0, mr, scol, svec);
     if (tc) {
-      if (mr <= 8) fz_gemv_wg_tile<fzb_6b473be814b37054_ctx, 1>(cx, ub, r0, mr, k0, k1, scol, ring, res);
-      else if (mr <= 16) fz_gemv_wg_tile<fzb_6b473be814b37054_ctx, 2>(cx, ub, r0, mr, k0, k1, scol, ring, res);
-      else if (mr <= 32) fz_gemv_wg_tile<fzb_6b473be814b37054_ctx, 4>(cx, ub, r0, mr, k0, k1, scol, ring, res);
-      else fz_gemv_wg_tile<fzb_6b473be814b37054_ctx, 8>(cx, ub, r0, mr, k0, k1, scol, ring, res);
+      if (mr <= 8) fz_gemv_wg_tile<fzb_284880daa2e1d3e6_ctx, 1>(cx, ub, r0, mr, k0, k1, scol, ring, res);
+      else if (mr <= 16) fz_gemv_wg_tile<fzb_284880daa2e1d3e6_ctx, 2>(cx, ub, r0, mr, k0, k1, scol, ring, res);
+      else if (mr <= 32) fz_gemv_wg_tile<fzb_284880daa2e1d3e6_ctx, 4>(cx, ub, r0, mr, k0, k1, scol, ring, res);
+      else fz_gemv_wg_tile<fzb_284880daa2e1d3e6_ctx, 8>(cx, ub, r0, mr, k0, k1, scol, ring, res);
     }
     else
     for (int p = 0; p < mr; p += 1) {
-      fz_gemv_tile<fzb_6b473be814b37054_ctx, 1>(cx, ub, r0 + p, 1, k0, k1, scol, svec, As, red, res + p * 256, t == 0 && sp == 0);
+      fz_gemv_tile<fzb_284880daa2e1d3e6_ctx, 1>(cx, ub, r0 + p, 1, k0, k1, scol, svec, As, red, res + p * 256);
     }
     const i64 wrow = (ub * MR_) + r0;
     for (int e = threadIdx.x; e < mr * 64; e += blockDim.x) {
       const int m = e / 64, s = (e % 64) * 4;
-      float* dst = fzb_6b473be814b37054_ws + (i64)sp * (6144*dim_B*dim_S) + (wrow + m) * 6144;
+      float* dst = fzb_284880daa2e1d3e6_ws + (i64)sp * (6144*dim_B*dim_S) + (wrow + m) * 6144;
       const float* src = res + m * 256 + s;
       if (svec[s / 8]) {
         __stcg((float4*)(dst + scol[s]), *(const float4*)src);
@@ -354,7 +353,7 @@ FZ_DEV void fzb_6b473be814b37054(const u16* __restrict__ p0, const u16* __restri
       for (int i = 0; i < 4; i++) if (scol[s + i] >= 0) __stcg(dst + scol[s + i], src[i]);
     }
     __syncthreads();
-    if (threadIdx.x == 0) fz_split_join(&fzb_6b473be814b37054_count[item], nsplit);
+    if (threadIdx.x == 0) fz_split_join(&fzb_284880daa2e1d3e6_count[item], nsplit);
     __syncthreads();
     switch (seg) {
       case 0: {
@@ -369,7 +368,7 @@ FZ_DEV void fzb_6b473be814b37054(const u16* __restrict__ p0, const u16* __restri
             for (int v = 0; v < 4; v++) {
               const int e = e0 + v * blockDim.x < hi ? e0 + v * blockDim.x : e0;
               const int m = e / 128, j = e % 128;
-              const float* row = fzb_6b473be814b37054_ws + ((ub * MR_) + r0 + m) * 6144;
+              const float* row = fzb_284880daa2e1d3e6_ws + ((ub * MR_) + r0 + m) * 6144;
               #pragma unroll
               for (int o = 0; o < 2; o++) {
                 const i64 sc = scol[o * 128 + j];
@@ -392,7 +391,7 @@ FZ_DEV void fzb_6b473be814b37054(const u16* __restrict__ p0, const u16* __restri
               float ev[2];
               ev[0] = sum[v][0];
               ev[1] = sum[v][1];
-              fzb_6b473be814b37054_epi0(p0, p1, p2, p3, p4, dim_B, dim_S, dim_T, ub, r0 + m, c0, ev, nv);
+              fzb_284880daa2e1d3e6_epi0(p0, p1, p2, p3, p4, dim_B, dim_S, dim_T, ub, r0 + m, c0, ev, nv);
             }
           } else {
             #pragma unroll
@@ -406,7 +405,7 @@ FZ_DEV void fzb_6b473be814b37054(const u16* __restrict__ p0, const u16* __restri
               float ev[2];
               ev[0] = sum[v][0];
               ev[1] = sum[v][1];
-              fzb_6b473be814b37054_epi0(p0, p1, p2, p3, p4, dim_B, dim_S, dim_T, ub, r0 + m, c0, ev, nv);
+              fzb_284880daa2e1d3e6_epi0(p0, p1, p2, p3, p4, dim_B, dim_S, dim_T, ub, r0 + m, c0, ev, nv);
             }
           }
         }
@@ -424,7 +423,7 @@ FZ_DEV void fzb_6b473be814b37054(const u16* __restrict__ p0, const u16* __restri
             for (int v = 0; v < 4; v++) {
               const int e = e0 + v * blockDim.x < hi ? e0 + v * blockDim.x : e0;
               const int m = e / 128, j = e % 128;
-              const float* row = fzb_6b473be814b37054_ws + ((ub * MR_) + r0 + m) * 6144;
+              const float* row = fzb_284880daa2e1d3e6_ws + ((ub * MR_) + r0 + m) * 6144;
               #pragma unroll
               for (int o = 0; o < 2; o++) {
                 const i64 sc = scol[o * 128 + j];
@@ -447,7 +446,7 @@ FZ_DEV void fzb_6b473be814b37054(const u16* __restrict__ p0, const u16* __restri
               float ev[2];
               ev[0] = sum[v][0];
               ev[1] = sum[v][1];
-              fzb_6b473be814b37054_epi1(p0, p1, p2, p3, p4, dim_B, dim_S, dim_T, ub, r0 + m, c0, ev, nv);
+              fzb_284880daa2e1d3e6_epi1(p0, p1, p2, p3, p4, dim_B, dim_S, dim_T, ub, r0 + m, c0, ev, nv);
             }
           } else {
             #pragma unroll
@@ -461,7 +460,7 @@ FZ_DEV void fzb_6b473be814b37054(const u16* __restrict__ p0, const u16* __restri
               float ev[2];
               ev[0] = sum[v][0];
               ev[1] = sum[v][1];
-              fzb_6b473be814b37054_epi1(p0, p1, p2, p3, p4, dim_B, dim_S, dim_T, ub, r0 + m, c0, ev, nv);
+              fzb_284880daa2e1d3e6_epi1(p0, p1, p2, p3, p4, dim_B, dim_S, dim_T, ub, r0 + m, c0, ev, nv);
             }
           }
         }
@@ -479,7 +478,7 @@ FZ_DEV void fzb_6b473be814b37054(const u16* __restrict__ p0, const u16* __restri
             for (int v = 0; v < 4; v++) {
               const int e = e0 + v * blockDim.x < hi ? e0 + v * blockDim.x : e0;
               const int m = e / 256, j = e % 256;
-              const float* row = fzb_6b473be814b37054_ws + ((ub * MR_) + r0 + m) * 6144;
+              const float* row = fzb_284880daa2e1d3e6_ws + ((ub * MR_) + r0 + m) * 6144;
               #pragma unroll
               for (int o = 0; o < 1; o++) {
                 const i64 sc = scol[o * 256 + j];
@@ -501,7 +500,7 @@ FZ_DEV void fzb_6b473be814b37054(const u16* __restrict__ p0, const u16* __restri
               const i64 c0 = (5120 + beta);
               float ev[1];
               ev[0] = sum[v][0];
-              fzb_6b473be814b37054_epi2(p0, p1, p2, p3, p4, dim_B, dim_S, dim_T, ub, r0 + m, c0, ev, nv);
+              fzb_284880daa2e1d3e6_epi2(p0, p1, p2, p3, p4, dim_B, dim_S, dim_T, ub, r0 + m, c0, ev, nv);
             }
           } else {
             #pragma unroll
@@ -514,7 +513,7 @@ FZ_DEV void fzb_6b473be814b37054(const u16* __restrict__ p0, const u16* __restri
               const i64 c0 = (5120 + beta);
               float ev[1];
               ev[0] = sum[v][0];
-              fzb_6b473be814b37054_epi2(p0, p1, p2, p3, p4, dim_B, dim_S, dim_T, ub, r0 + m, c0, ev, nv);
+              fzb_284880daa2e1d3e6_epi2(p0, p1, p2, p3, p4, dim_B, dim_S, dim_T, ub, r0 + m, c0, ev, nv);
             }
           }
         }
@@ -525,4 +524,4 @@ FZ_DEV void fzb_6b473be814b37054(const u16* __restrict__ p0, const u16* __restri
   if (!waited) fz_grid_sync();
 }
 
-extern "C" __global__ void __launch_bounds__(256, 1) k01_gemm_matmul_rope_append(const u16* __restrict__ v16_h, const u16* __restrict__ v4_wqkv, const int* __restrict__ v2_pos, u16* __restrict__ v22, u16* __restrict__ v9_kv, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_6b473be814b37054(v16_h, v4_wqkv, v2_pos, v22, v9_kv, dim_B, dim_S, dim_T); }
+extern "C" __global__ void __launch_bounds__(256, 1) k01_gemm_matmul_rope_append(const u16* __restrict__ v16_h, const u16* __restrict__ v4_wqkv, const int* __restrict__ v2_pos, u16* __restrict__ v22, u16* __restrict__ v9_kv, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_284880daa2e1d3e6(v16_h, v4_wqkv, v2_pos, v22, v9_kv, dim_B, dim_S, dim_T); }

@@ -1,14 +1,14 @@
 // body of k05_gemm_matmul_silu_mul
-FZ_DEV i64 fzb_4ed6faf1675883fd_ntiles256(i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV i64 fzb_cf8c85ab136b1896_ntiles256(i64 dim_B, i64 dim_S, i64 dim_T) {
   return 112;
 }
-FZ_DEV int fzb_4ed6faf1675883fd_tile256(i64 t, i64* u, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV int fzb_cf8c85ab136b1896_tile256(i64 t, i64* u, i64 dim_B, i64 dim_S, i64 dim_T) {
   if (t < 112) { *u = t; return 0; }
   t -= 112;
   *u = 0;
   return -1;
 }
-FZ_DEV i64 fzb_4ed6faf1675883fd_col256(int seg, i64 u, int s, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV i64 fzb_cf8c85ab136b1896_col256(int seg, i64 u, int s, i64 dim_B, i64 dim_S, i64 dim_T) {
   switch (seg) {
     case 0: {
       const int q = s / 128, j = s % 128;
@@ -21,16 +21,16 @@ FZ_DEV i64 fzb_4ed6faf1675883fd_col256(int seg, i64 u, int s, i64 dim_B, i64 dim
   }
   return -1;
 }
-FZ_DEV i64 fzb_4ed6faf1675883fd_ntiles64(i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV i64 fzb_cf8c85ab136b1896_ntiles64(i64 dim_B, i64 dim_S, i64 dim_T) {
   return 448;
 }
-FZ_DEV int fzb_4ed6faf1675883fd_tile64(i64 t, i64* u, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV int fzb_cf8c85ab136b1896_tile64(i64 t, i64* u, i64 dim_B, i64 dim_S, i64 dim_T) {
   if (t < 448) { *u = t; return 0; }
   t -= 448;
   *u = 0;
   return -1;
 }
-FZ_DEV i64 fzb_4ed6faf1675883fd_col64(int seg, i64 u, int s, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV i64 fzb_cf8c85ab136b1896_col64(int seg, i64 u, int s, i64 dim_B, i64 dim_S, i64 dim_T) {
   switch (seg) {
     case 0: {
       const int q = s / 32, j = s % 32;
@@ -43,7 +43,7 @@ FZ_DEV i64 fzb_4ed6faf1675883fd_col64(int seg, i64 u, int s, i64 dim_B, i64 dim_
   }
   return -1;
 }
-FZ_DEV void fzb_4ed6faf1675883fd_epi0(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 r, const i64 c0, const float* ev, const i64 nv) {
+FZ_DEV void fzb_cf8c85ab136b1896_epi0(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 ub, const i64 r, const i64 c0, const float* ev, const i64 nv) {
   const i64 oc0 = (r/dim_S);
   const i64 oc1 = (r%dim_S);
   {
@@ -52,7 +52,7 @@ FZ_DEV void fzb_4ed6faf1675883fd_epi0(const u16* __restrict__ p0, const u16* __r
     fz_st_bf16(p2 + (((oc0*(14336*dim_S)) + (oc1*14336)) + c0), t2);
   }
 }
-struct fzb_4ed6faf1675883fd_ctx {
+struct fzb_cf8c85ab136b1896_ctx {
   const u16* p0;
   const u16* p1;
   u16* p2;
@@ -68,7 +68,6 @@ struct fzb_4ed6faf1675883fd_ctx {
   FZ_DEV void unpackb(float* v, uint4 r) { fz_unpack_bf16(v, r); }
   static constexpr bool AK = true, BK = false, BN = true, RAW16 = true, BIG = false;
   static constexpr int AVEC = 16, BVEC = 16, TN = 256, STAGED = 4096;
-  static constexpr bool PRO = false;
   // Element (r, k) of unit ub's left operand.
   __device__ __forceinline__ const AT* a(i64 ub, i64 r, i64 k) const {
     const i64 ar0 = (r/dim_S);
@@ -91,22 +90,22 @@ struct fzb_4ed6faf1675883fd_ctx {
     return 0;
   }
 };
-FZ_DEV void fzb_4ed6faf1675883fd_mma(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 bid, const i64 nblk, u16* smem, const u16** sArow, const u16** sBrow, i64* scol) {
-  const fzb_4ed6faf1675883fd_ctx cx = {p0, p1, p2, dim_B, dim_S, dim_T};
+FZ_DEV void fzb_cf8c85ab136b1896_mma(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T, const i64 bid, const i64 nblk, u16* smem, const u16** sArow, const u16** sBrow, i64* scol) {
+  const fzb_cf8c85ab136b1896_ctx cx = {p0, p1, p2, dim_B, dim_S, dim_T};
   const int tid = threadIdx.x, lane = tid & 31, wid = tid >> 5;
   const int wm = (wid >> 1) & 3, wn = wid & 1;
   const i64 UB = 1, MR_ = (dim_B*dim_S);
-  const i64 ntile = fzb_4ed6faf1675883fd_ntiles64(dim_B, dim_S, dim_T);
+  const i64 ntile = fzb_cf8c85ab136b1896_ntiles64(dim_B, dim_S, dim_T);
   const i64 nrt = (MR_ + 127) / 128;
   for (i64 item = bid; item < UB * nrt * ntile; item += nblk) {
     const i64 t = item % ntile, rest = item / ntile, rt = rest % nrt, ub = rest / nrt;
     const i64 r0 = rt * 128;
     i64 u;
-    const int seg = fzb_4ed6faf1675883fd_tile64(t, &u, dim_B, dim_S, dim_T);
+    const int seg = fzb_cf8c85ab136b1896_tile64(t, &u, dim_B, dim_S, dim_T);
     const i64 kv = 4096, nv = 28672;
     __syncthreads();
     for (int s = tid; s < 64; s += blockDim.x) {
-      const i64 c = fzb_4ed6faf1675883fd_col64(seg, u, s, dim_B, dim_S, dim_T);
+      const i64 c = fzb_cf8c85ab136b1896_col64(seg, u, s, dim_B, dim_S, dim_T);
       scol[s] = c < nv ? c : -1;
     }
     // Row pointers of A (and of B^T for a K-contiguous B).
@@ -116,7 +115,7 @@ FZ_DEV void fzb_4ed6faf1675883fd_mma(const u16* __restrict__ p0, const u16* __re
     }
     __syncthreads();
     float acc[2][4][4];
-    fz_mma_mainloop<fzb_4ed6faf1675883fd_ctx, true, 128, 64, 32, 3>(cx, ub, kv, seg, smem, sArow, sBrow, scol, acc);
+    fz_mma_mainloop<fzb_cf8c85ab136b1896_ctx, true, 128, 64, 32, 3>(cx, ub, kv, seg, smem, sArow, sBrow, scol, acc);
     if (wid < 8) {
       switch (seg) {
         case 0: {
@@ -137,7 +136,7 @@ FZ_DEV void fzb_4ed6faf1675883fd_mma(const u16* __restrict__ p0, const u16* __re
                   float ev[2];
                   ev[0] = acc[mt][0 + jb][h * 2 + c];
                   ev[1] = acc[mt][2 + jb][h * 2 + c];
-                  fzb_4ed6faf1675883fd_epi0(p0, p1, p2, dim_B, dim_S, dim_T, ub, r, c0, ev, nv);
+                  fzb_cf8c85ab136b1896_epi0(p0, p1, p2, dim_B, dim_S, dim_T, ub, r, c0, ev, nv);
                 }
               }
             }
@@ -148,12 +147,12 @@ FZ_DEV void fzb_4ed6faf1675883fd_mma(const u16* __restrict__ p0, const u16* __re
     }
   }
 }
-FZ_DEV void fzb_4ed6faf1675883fd(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
+FZ_DEV void fzb_cf8c85ab136b1896(const u16* __restrict__ p0, const u16* __restrict__ p1, u16* __restrict__ p2, i64 dim_B, i64 dim_S, i64 dim_T) {
   __shared__ __align__(128) float smem[9216];
   __shared__ i64 scol[256];
   __shared__ int svec[32];
   float* As = smem; float* red = smem;
-  const fzb_4ed6faf1675883fd_ctx cx = {p0, p1, p2, dim_B, dim_S, dim_T};
+  const fzb_cf8c85ab136b1896_ctx cx = {p0, p1, p2, dim_B, dim_S, dim_T};
   extern __shared__ __align__(128) unsigned char fz_gemv_dsm[];
   unsigned char* ring = fz_gemv_dsm + ((1024u - (fz_smem_addr(fz_gemv_dsm) & 1023u)) & 1023u);
   float* res = (dim_B*dim_S) > 1 ? (float*)ring : smem + 4096;
@@ -163,23 +162,23 @@ FZ_DEV void fzb_4ed6faf1675883fd(const u16* __restrict__ p0, const u16* __restri
     __shared__ const u16* sArow[128];
     __shared__ const u16* sBrow[64];
     fz_grid_sync();
-    if (sp == 0) fzb_4ed6faf1675883fd_mma(p0, p1, p2, dim_B, dim_S, dim_T, bid, nblk, (u16*)smem, sArow, sBrow, scol);
+    if (sp == 0) fzb_cf8c85ab136b1896_mma(p0, p1, p2, dim_B, dim_S, dim_T, bid, nblk, (u16*)smem, sArow, sBrow, scol);
     return;
   }
   bool waited = false;
   const i64 UB = 1, MR_ = (dim_B*dim_S);
-  const i64 ntile = fzb_4ed6faf1675883fd_ntiles256(dim_B, dim_S, dim_T);
+  const i64 ntile = fzb_cf8c85ab136b1896_ntiles256(dim_B, dim_S, dim_T);
   const i64 nrc = (MR_ + 63) / 64;
   for (i64 item = bid; item < UB * nrc * ntile; item += nblk) {
     const i64 t = item % ntile, rest = item / ntile, rc = rest % nrc, ub = rest / nrc;
     const i64 r0 = rc * 64;
     const int mr = (int)fz_min64(64, MR_ - r0);
     i64 u;
-    const int seg = fzb_4ed6faf1675883fd_tile256(t, &u, dim_B, dim_S, dim_T);
+    const int seg = fzb_cf8c85ab136b1896_tile256(t, &u, dim_B, dim_S, dim_T);
     const i64 kv = 4096, nv = 28672;
     __syncthreads();
     for (int s = threadIdx.x; s < 256; s += blockDim.x) {
-      const i64 c = fzb_4ed6faf1675883fd_col256(seg, u, s, dim_B, dim_S, dim_T);
+      const i64 c = fzb_cf8c85ab136b1896_col256(seg, u, s, dim_B, dim_S, dim_T);
       scol[s] = c < nv ? c : -1;
     }
     __syncthreads();
@@ -198,14 +197,14 @@ FZ_DEV void fzb_4ed6faf1675883fd(const u16* __restrict__ p0, const u16* __restri
     }
     const bool tc = mr > 1 && fz_gemv_tc_ok(cx, ub, r0, mr, scol, svec);
     if (tc) {
-      if (mr <= 8) fz_gemv_wg_tile<fzb_4ed6faf1675883fd_ctx, 1>(cx, ub, r0, mr, k0, k1, scol, ring, res);
-      else if (mr <= 16) fz_gemv_wg_tile<fzb_4ed6faf1675883fd_ctx, 2>(cx, ub, r0, mr, k0, k1, scol, ring, res);
-      else if (mr <= 32) fz_gemv_wg_tile<fzb_4ed6faf1675883fd_ctx, 4>(cx, ub, r0, mr, k0, k1, scol, ring, res);
-      else fz_gemv_wg_tile<fzb_4ed6faf1675883fd_ctx, 8>(cx, ub, r0, mr, k0, k1, scol, ring, res);
+      if (mr <= 8) fz_gemv_wg_tile<fzb_cf8c85ab136b1896_ctx, 1>(cx, ub, r0, mr, k0, k1, scol, ring, res);
+      else if (mr <= 16) fz_gemv_wg_tile<fzb_cf8c85ab136b1896_ctx, 2>(cx, ub, r0, mr, k0, k1, scol, ring, res);
+      else if (mr <= 32) fz_gemv_wg_tile<fzb_cf8c85ab136b1896_ctx, 4>(cx, ub, r0, mr, k0, k1, scol, ring, res);
+      else fz_gemv_wg_tile<fzb_cf8c85ab136b1896_ctx, 8>(cx, ub, r0, mr, k0, k1, scol, ring, res);
     }
     else
     for (int p = 0; p < mr; p += 1) {
-      fz_gemv_tile<fzb_4ed6faf1675883fd_ctx, 1>(cx, ub, r0 + p, 1, k0, k1, scol, svec, As, red, res + p * 256, t == 0 && sp == 0);
+      fz_gemv_tile<fzb_cf8c85ab136b1896_ctx, 1>(cx, ub, r0 + p, 1, k0, k1, scol, svec, As, red, res + p * 256);
     }
     switch (seg) {
       case 0: {
@@ -219,7 +218,7 @@ FZ_DEV void fzb_4ed6faf1675883fd(const u16* __restrict__ p0, const u16* __restri
           float ev[2];
           ev[0] = res[m * 256 + 0 + j];
           ev[1] = res[m * 256 + 128 + j];
-          fzb_4ed6faf1675883fd_epi0(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0 + m, c0, ev, nv);
+          fzb_cf8c85ab136b1896_epi0(p0, p1, p2, dim_B, dim_S, dim_T, ub, r0 + m, c0, ev, nv);
         }
         break;
       }
@@ -228,4 +227,4 @@ FZ_DEV void fzb_4ed6faf1675883fd(const u16* __restrict__ p0, const u16* __restri
   if (!waited) fz_grid_sync();
 }
 
-extern "C" __global__ void __launch_bounds__(256, 1) k05_gemm_matmul_silu_mul(const u16* __restrict__ v48, const u16* __restrict__ v7_wgu, u16* __restrict__ v53, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_4ed6faf1675883fd(v48, v7_wgu, v53, dim_B, dim_S, dim_T); }
+extern "C" __global__ void __launch_bounds__(256, 1) k05_gemm_matmul_silu_mul(const u16* __restrict__ v48, const u16* __restrict__ v7_wgu, u16* __restrict__ v53, i64 dim_B, i64 dim_S, i64 dim_T) { fzb_cf8c85ab136b1896(v48, v7_wgu, v53, dim_B, dim_S, dim_T); }
