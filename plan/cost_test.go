@@ -212,7 +212,8 @@ z = silu(h @ wb)
 	}
 	// Step: the norm's row kernel reads x and the folded 1 + wn and writes
 	// h; the one-row GEMV reads h and the joined weight and writes y and z
-	// (its epilogue's silu), plus its split-K partials, read from L2.
+	// (its epilogue's silu), plus any split-K partials (written, then
+	// read from L2).
 	var partials int64
 	for _, k := range st.Plan.Kernels {
 		if k.Launch.Variant == plan.VariantGemv {

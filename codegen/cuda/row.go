@@ -58,7 +58,7 @@ func (k *kgen) rowKernel() (string, error) {
 		body.line("const i64 %s = %s;", name, rowIdx[i])
 		rowIdx[i] = ixv(name)
 	}
-	cached, err := k.rowPasses(&body, k.pk.Nodes, k.pk.Outputs, rowIdx)
+	cached, err := k.rowPasses(&body, rowIdx)
 	if err != nil {
 		return "", err
 	}
@@ -70,12 +70,13 @@ func (k *kgen) rowKernel() (string, error) {
 }
 
 // rowPasses writes into body the computation of the row at rowIdx (its
-// coordinates over the row domain) by nodes, a row kernel's ops: a pass
-// over the row for each reduction, then the outputs outs, stored to
-// memory. Where a ragged row axis leaves the row
-// out, it stores zeros and continues the loop around it. cached says
-// whether the passes share chunks of the row in registers (rowCache).
-func (k *kgen) rowPasses(body *writer, nodes []*ir.Node, outs []*ir.Value, rowIdx []ix) (cached bool, err error) {
+// coordinates over the row domain) by the kernel's nodes: a pass over the
+// row for each reduction, then the kernel's outputs, stored to memory.
+// Where a ragged row axis leaves the row out, it stores zeros and
+// continues the loop around it. cached says whether the passes share
+// chunks of the row in registers (rowCache).
+func (k *kgen) rowPasses(body *writer, rowIdx []ix) (cached bool, err error) {
+	nodes, outs := k.pk.Nodes, k.pk.Outputs
 	// level is the number of the row's reductions a value needs: that of
 	// the last one it depends on, counting from 1 (0: none).
 	var reds []*ir.Node
