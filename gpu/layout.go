@@ -236,7 +236,8 @@ func (r *Reference) ValueData(v *ir.Value) ([]float64, error) {
 
 // Valid says which elements of v exist: nil for a dense value, else a
 // function of the flat index (ragged positions past a sequence's length do
-// not exist).
+// not exist; where the sequence axis is v's packed token axis, a token's
+// sequence is its own).
 func (r *Reference) Valid(v *ir.Value) (func(int) bool, error) {
 	rg := v.Ragged
 	if rg == nil {
@@ -245,6 +246,18 @@ func (r *Reference) Valid(v *ir.Value) (func(int) bool, error) {
 	lens, err := r.lens(rg.Lens)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", v.Ref(), err)
+	}
+	if rg.Less != nil {
+		less, err := r.input(rg.Less)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", v.Ref(), err)
+		}
+		if len(less) != len(lens)+1 {
+			return nil, fmt.Errorf("%s: %d lengths, an indptr of %d", v.Ref(), len(lens), len(less))
+		}
+		for b := range lens {
+			lens[b] -= less[b+1] - less[b]
+		}
 	}
 	extra, err := rg.Extra.Eval(r.P.Dims)
 	if err != nil {
@@ -266,16 +279,59 @@ func (r *Reference) Valid(v *ir.Value) (func(int) bool, error) {
 	if rg.Batch >= 0 {
 		bs, bn = stride(rg.Batch), int(shape[rg.Batch])
 	}
-	if bn > len(lens) {
+	seq := func(j int) int { return j }
+	if p := v.Packed; p != nil && rg.Batch == p.Axis {
+		s, err := r.packedSeqs(p, bn)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", v.Ref(), err)
+		}
+		seq = func(j int) int { return s[j] }
+	} else if bn > len(lens) {
 		return nil, fmt.Errorf("%s: %d sequences, %d lengths", v.Ref(), bn, len(lens))
 	}
 	return func(i int) bool {
 		b := 0
 		if bs > 0 {
-			b = i / bs % bn
+			b = seq(i / bs % bn)
 		}
 		return i/as%an < lens[b]+int(extra)
 	}, nil
+}
+
+// packedSeqs is the sequence of each of the n tokens of a packed axis,
+// from its indptr input: token j belongs to the b with indptr[b] <= j <
+// indptr[b+1].
+func (r *Reference) packedSeqs(p *ir.Packed, n int) ([]int, error) {
+	indptr, err := r.input(p.Indptr)
+	if err != nil {
+		return nil, err
+	}
+	if len(indptr) == 0 || indptr[0] != 0 || indptr[len(indptr)-1] != n {
+		return nil, fmt.Errorf("indptr %s = %v does not cover %d tokens", p.Indptr.Name, indptr, n)
+	}
+	out := make([]int, n)
+	for b := 0; b+1 < len(indptr); b++ {
+		if indptr[b+1] < indptr[b] {
+			return nil, fmt.Errorf("indptr %s = %v decreases", p.Indptr.Name, indptr)
+		}
+		for j := indptr[b]; j < indptr[b+1]; j++ {
+			out[j] = b
+		}
+	}
+	return out, nil
+}
+
+// input is an i32 input's values.
+func (r *Reference) input(v *ir.Value) ([]int, error) {
+	t, ok := r.Inputs[plan.Root(v).Name]
+	if !ok {
+		return nil, fmt.Errorf("no input %s", plan.Root(v).Name)
+	}
+	out := make([]int, len(t.Data))
+	for i, x := range t.Data {
+		out[i] = int(x)
+	}
+	return out, nil
 }
 
 // lens evaluates a seqlens value (indptr, and last for a paged cache) on
@@ -285,24 +341,13 @@ func (r *Reference) lens(v *ir.Value) ([]int, error) {
 	if d == nil || d.Op != ir.OpSeqLens {
 		return nil, fmt.Errorf("lengths %s are not a layout's", v.Ref())
 	}
-	get := func(a *ir.Value) ([]int, error) {
-		t, ok := r.Inputs[plan.Root(a).Name]
-		if !ok {
-			return nil, fmt.Errorf("no input %s", plan.Root(a).Name)
-		}
-		out := make([]int, len(t.Data))
-		for i, x := range t.Data {
-			out[i] = int(x)
-		}
-		return out, nil
-	}
-	indptr, err := get(d.Args[0])
+	indptr, err := r.input(d.Args[0])
 	if err != nil {
 		return nil, err
 	}
 	lens := make([]int, len(indptr)-1)
 	if len(d.Args) == 2 {
-		last, err := get(d.Args[1])
+		last, err := r.input(d.Args[1])
 		if err != nil {
 			return nil, err
 		}

@@ -116,7 +116,7 @@ func gemmLaunch(s *State, k *plan.Kernel, eval func(ir.Dim) int64) *plan.Launch 
 			}
 			return l
 		}
-		return &plan.Launch{Variant: plan.VariantGemm, Grid: [3]int64{ceilDiv(n, gemmBlockCols), ceilDiv(m, plan.GemmTileM), batch}, Block: gemmBlock, Launches: 1, Splits: 1, Tile: [2]int64{plan.GemmTileM, plan.GemmTileN}}
+		return &plan.Launch{Variant: plan.VariantGemm, Grid: [3]int64{ceilDiv(n, gemmBlockCols), ceilDiv(m, plan.GemmTileM), min(batch, plan.MaxGridYZ)}, Block: gemmBlock, Launches: 1, Splits: 1, Tile: [2]int64{plan.GemmTileM, plan.GemmTileN}}
 	}
 	// Split K when the column tiles leave SMs idle; the splits of a tile
 	// share its reduction in the same launch, waiting for each other, so
@@ -149,7 +149,7 @@ func gemmLaunch(s *State, k *plan.Kernel, eval func(ir.Dim) int64) *plan.Launch 
 	if ring {
 		shared = plan.GemvSharedBytes(m, wgmma)
 	}
-	l := &plan.Launch{Variant: plan.VariantGemv, Grid: [3]int64{ceilDiv(n, cols), batch, split}, Block: gemvBlock, SharedBytes: shared, Launches: 1, Splits: split, Tile: [2]int64{m, cols}, WGMMA: wgmma}
+	l := &plan.Launch{Variant: plan.VariantGemv, Grid: [3]int64{ceilDiv(n, cols), min(batch, plan.MaxGridYZ), split}, Block: gemvBlock, SharedBytes: shared, Launches: 1, Splits: split, Tile: [2]int64{m, cols}, WGMMA: wgmma}
 	if split > 1 {
 		// One f32 partial per split, unit (the grid's batch), row and column.
 		l.WorkspaceFloats = split * l.Grid[1] * l.Tile[0] * n
@@ -161,10 +161,15 @@ func gemmLaunch(s *State, k *plan.Kernel, eval func(ir.Dim) int64) *plan.Launch 
 // (units), as the kernel counts them (codegen/cuda's gemmModel): a batch
 // axis the right operand lacks or broadcasts folds into the rows (a 2-D
 // weight is shared by every row), one it has is a unit, and H query heads
-// over G kv heads are G units of H/G row groups.
+// over G kv heads are G units of H/G row groups. Packed tokens paired with
+// their sequences' right operands ([..., N, K] @ [B, ..., K, M]) are a
+// unit each.
 func gemmRows(mm *ir.Node, eval func(ir.Dim) int64) (m, units int64) {
 	a, b, out := mm.Args[0].Type.Shape, mm.Args[1].Type.Shape, mm.Outs[0].Type.Shape
 	m, units = eval(a[len(a)-2]), 1
+	if mm.Args[0].Packed != nil && len(b) == len(a)+1 {
+		m, units = 1, m
+	}
 	r := len(out)
 	for i, d := range out[:r-2] {
 		size := eval(d)

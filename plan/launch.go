@@ -2,6 +2,11 @@ package plan
 
 import "fmt"
 
+// MaxGridYZ is the most blocks a CUDA grid takes along y or z. The GEMM
+// kernels stride over their work items with whatever grid they get, so
+// a launch of more units than this takes this many.
+const MaxGridYZ = 65535
+
 // Launch is a kernel's configuration at bound dims, computed once by the
 // launch pass and read by the cost model, the code generators and the
 // interpreter alike.

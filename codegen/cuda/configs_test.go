@@ -143,8 +143,9 @@ var varlenDims = []map[string]int64{
 }
 
 // varlenConfigs plans the layers over packed prompts
-// (testlayers.VarlenNames) fused at varlenDims; their unfused plans pair
-// tokens with their sequences in matmuls, which codegen refuses.
+// (testlayers.VarlenNames) fused and unfused at varlenDims: unfused, the
+// scores pair each token with its sequence's keys in a matmul, a causal
+// mask and a softmax over rows whose lengths vary per token.
 func varlenConfigs(t testing.TB) []testConfig {
 	var out []testConfig
 	for _, name := range testlayers.VarlenNames() {
@@ -157,7 +158,9 @@ func varlenConfigs(t testing.TB) []testConfig {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out = append(out, planConfig(t, "varlen_"+name, g, full, plan.H200, "fused", *simtFlag))
+			for _, pl := range []string{"fused", "unfused"} {
+				out = append(out, planConfig(t, "varlen_"+name, g, full, plan.H200, pl, *simtFlag))
+			}
 		}
 	}
 	return out

@@ -236,7 +236,8 @@ func binaryC(op ir.Op, a, b string) string {
 
 // mask emits causal / window: query i of Sq sits at key position
 // Tk_eff - Sq + i (Tk_eff the sequence's key count); keys after it, and for
-// a window keys W or more before it, become -inf.
+// a window keys W or more before it, become -inf. A packed query n counts
+// within its own sequence b: it sits at Tk_eff - (indptr[b+1] - n).
 func (e *evaluator) mask(d *ir.Node, v *ir.Value, idx []ix) (string, error) {
 	a, err := e.eval(d.Args[0], idx)
 	if err != nil {
@@ -251,6 +252,13 @@ func (e *evaluator) mask(d *ir.Node, v *ir.Value, idx []ix) (string, error) {
 		}
 	}
 	q := ixAdd(ixSub(tk, dimIx(s[r-2])), idx[r-2])
+	if p := d.Args[0].Packed; p != nil && p.Axis == r-2 {
+		rest, err := e.k.packedRest(p, idx[r-2])
+		if err != nil {
+			return "", err
+		}
+		q = ixSub(tk, rest)
+	}
 	cond := fmt.Sprintf("%s > %s", idx[r-1], q)
 	if d.Op == ir.OpWindow {
 		cond += fmt.Sprintf(" || %s <= %s - %s", idx[r-1], q, dimIx(d.Attr.W))

@@ -77,6 +77,11 @@ type gemmModel struct {
 	epi     *epilogue
 	kRagged *ir.Value // an operand whose contracted axis is ragged
 	nRagged bool      // the result's N axis is ragged
+	// pair is the packed token axis of a left operand [..., N, K] that
+	// the matmul pairs with its sequences' right operands [B, ..., K,
+	// M]: each token is a unit of its own (the last unit coordinate),
+	// which reads the right operand of its sequence.
+	pair *ir.Packed
 	// counters and partials size a split-K launch's tile arrival counters
 	// and its f32 partial sums, splits is its split count, the launch's
 	// grid z (all zero without split-K).
@@ -107,6 +112,12 @@ func (k *kgen) gemmModel() (*gemmModel, error) {
 	g.os = shapeOf(g.o)
 	r := len(g.os)
 	as, bs := shapeOf(g.a), shapeOf(g.b)
+	if p := g.a.Packed; p != nil && len(bs) == len(as)+1 {
+		if _, err := k.packedSeq(p, ixc(0)); err != nil {
+			return nil, err
+		}
+		g.pair = p
+	}
 	g.m, g.n, g.kdim = g.os[r-2], g.os[r-1], as[len(as)-1]
 	for i := 0; i < r-2; i++ {
 		size := g.os[i]
@@ -138,7 +149,11 @@ func (k *kgen) gemmModel() (*gemmModel, error) {
 			g.rowSizes = append(g.rowSizes, pconst(ax.grp))
 		}
 	}
-	g.rowSizes = append(g.rowSizes, g.m)
+	if g.pair != nil {
+		g.unitSizes = append(g.unitSizes, g.m)
+	} else {
+		g.rowSizes = append(g.rowSizes, g.m)
+	}
 	var err error
 	if g.av, err = k.viewOf(g.a); err != nil {
 		return nil, err
@@ -170,7 +185,8 @@ func (g *gemmModel) units() ix { return ixp(numel(g.unitSizes)) }
 func (g *gemmModel) rows() ix  { return ixp(numel(g.rowSizes)) }
 
 // coords emits the output index (batch axes, m) of row r of unit ub as
-// variables named prefix0, prefix1, ... and returns them.
+// variables named prefix0, prefix1, ... and returns them; m is the unit's
+// token where the matmul pairs packed tokens with their sequences.
 func (g *gemmModel) coords(w *writer, prefix string, ub, r ix) []ix {
 	uc := delin(ub, g.unitSizes)
 	rc := delin(r, g.rowSizes)
@@ -200,18 +216,27 @@ func (g *gemmModel) coords(w *writer, prefix string, ub, r ix) []ix {
 		}
 		out = append(out, name(i, x))
 	}
-	out = append(out, name(len(g.axes), rc[ri]))
-	return out
+	if g.pair != nil {
+		return append(out, name(len(g.axes), uc[ui]))
+	}
+	return append(out, name(len(g.axes), rc[ri]))
 }
 
-// operandIndex maps the output batch coordinates to an operand's index,
-// with m-or-k and k-or-n appended.
+// operandIndex maps the output batch coordinates (batch, and the unit's
+// token where the matmul pairs packed tokens with their sequences) to an
+// operand's index, with m-or-k and k-or-n appended.
 func (g *gemmModel) operandIndex(x *ir.Value, batch []ix, last2 [2]ix) []ix {
 	xs := shapeOf(x)
 	nb := len(xs) - 2
 	idx := make([]ix, 0, len(xs))
+	j0 := 0
+	if x == g.b && g.pair != nil {
+		seq, _ := g.k.packedSeq(g.pair, batch[len(g.axes)])
+		idx = append(idx, seq)
+		j0 = 1
+	}
 	shift := len(g.axes) - nb
-	for j := 0; j < nb; j++ {
+	for j := j0; j < nb; j++ {
 		i := j + shift
 		ax := g.axes[i]
 		switch {
@@ -226,11 +251,31 @@ func (g *gemmModel) operandIndex(x *ir.Value, batch []ix, last2 [2]ix) []ix {
 	return append(idx, last2[0], last2[1])
 }
 
-// unitBatch emits the unit's batch coordinates (rows set to 0) for
+// unitBatch emits the unit's batch coordinates (rows set to 0), and its
+// token where the matmul pairs packed tokens with their sequences, for
 // addressing the right operand and the lengths of ragged axes.
 func (g *gemmModel) unitBatch(w *writer, ub ix) []ix {
 	c := g.coords(w, "ub", ub, ixc(0))
-	return c[:len(c)-1]
+	return c[:g.unitCoords()]
+}
+
+// unitCoords is the length of unitBatch's coordinates.
+func (g *gemmModel) unitCoords() int {
+	if g.pair != nil {
+		return len(g.axes) + 1
+	}
+	return len(g.axes)
+}
+
+// unitRow is the m index of the unit's rows where the unit is one
+// token (unitBatch's last coordinate), else 0: the index along the
+// left operand's and the result's M axis that picks a ragged axis's
+// sequence.
+func (g *gemmModel) unitRow(batch []ix) ix {
+	if g.pair != nil {
+		return batch[len(g.axes)]
+	}
+	return ixc(0)
 }
 
 // kLen is the contraction length of the unit: K, or the sequence's length
@@ -240,7 +285,7 @@ func (g *gemmModel) kLen(batch []ix) (ix, error) {
 	if g.kRagged == nil {
 		return kk, nil
 	}
-	idx := g.operandIndex(g.kRagged, batch, [2]ix{ixc(0), ixc(0)})
+	idx := g.operandIndex(g.kRagged, batch, [2]ix{g.unitRow(batch), ixc(0)})
 	n, err := g.k.validLen(g.kRagged, idx)
 	if err != nil {
 		return ix{}, err
@@ -254,7 +299,7 @@ func (g *gemmModel) nLen(batch []ix) (ix, error) {
 	if !g.nRagged {
 		return nn, nil
 	}
-	idx := append(append([]ix(nil), batch...), ixc(0), ixc(0))
+	idx := append(append([]ix(nil), batch[:len(g.axes)]...), g.unitRow(batch), ixc(0))
 	n, err := g.k.validLen(g.o, idx)
 	if err != nil {
 		return ix{}, err

@@ -200,9 +200,6 @@ func generateKernel(p *plan.Plan, pk *plan.Kernel) (*kgen, *generated, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := k.refusePacked(); err != nil {
-		return nil, nil, err
-	}
 	one := func(body string) (*generated, error) {
 		v, err := plan.StrategyVariant(pk.Strategy)
 		return &generated{entries: []entry{{"", body}}, variants: map[plan.Variant][]string{v: {""}}, variant: v}, err

@@ -94,7 +94,9 @@ func TestDeterministic(t *testing.T) {
 // testdata: the RMSNorm row kernel, the split GEMV with its RoPE and
 // append epilogue, the GEMV with its SwiGLU epilogue; and of a layer over
 // packed prompts, the QKV GEMV appending packed tokens and the varlen
-// attention (run with -update to accept changes). TestFlashGolden holds the decode
+// attention, and unfused, the scores pairing each token with its
+// sequence's keys and their causal mask (run with -update to accept
+// changes). TestFlashGolden holds the decode
 // attention kernel.
 func TestGolden(t *testing.T) {
 	c := findConfig(t, "llama3_8b", "fused", 3)
@@ -117,12 +119,21 @@ func TestGolden(t *testing.T) {
 	// Packed prompts: the QKV GEMV's epilogue appends each token at its
 	// sequence's position (fz_packed_seq), and the CUDA-core varlen
 	// attention takes each sequence's query tiles.
-	packed, err := Generate(findVarlen(t, "varlen_small_ragged", 3).plan_)
+	packed, err := Generate(findVarlen(t, "varlen_small_ragged", "fused", 3).plan_)
 	if err != nil {
 		t.Fatal(err)
 	}
 	golden.Check(t, "testdata/gemv_packed_rope.cu", kernelSource(t, packed, "k01_gemm_matmul_rope_append"))
 	golden.Check(t, "testdata/attention_varlen.cu", kernelSource(t, packed, "k02_attention_attention"))
+	// Unfused, a token is a unit of the scores' GEMV reading its
+	// sequence's keys (fz_packed_seq in the context's b and in the
+	// unit's column count), and the mask places it in its sequence.
+	unfused, err := Generate(findVarlen(t, "varlen_small_ragged", "unfused", 3).plan_)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "testdata/gemv_packed_scores.cu", kernelSource(t, unfused, "k10_gemm_matmul"))
+	golden.Check(t, "testdata/row_packed_causal.cu", kernelSource(t, unfused, "k12_row_causal"))
 }
 
 // kernelSource extracts a kernel's body functions and entries from a
@@ -159,15 +170,15 @@ func findConfig(t *testing.T, spec, pl string, s int64) testConfig {
 }
 
 // findVarlen returns the configuration of a varlen layer (varlenConfigs)
-// at n tokens.
-func findVarlen(t *testing.T, spec string, n int64) testConfig {
+// and plan at n tokens.
+func findVarlen(t *testing.T, spec, pl string, n int64) testConfig {
 	t.Helper()
 	for _, c := range varlenConfigs(t) {
-		if c.spec == spec && c.dims["N"] == n {
+		if c.spec == spec && c.plan == pl && c.dims["N"] == n {
 			return c
 		}
 	}
-	t.Fatalf("no varlen config %s N=%d", spec, n)
+	t.Fatalf("no varlen config %s %s N=%d", spec, pl, n)
 	return testConfig{}
 }
 

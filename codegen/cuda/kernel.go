@@ -354,12 +354,19 @@ func (k *kgen) seqLen(r *ir.Ragged, b ix) (ix, error) {
 }
 
 // validLen is the existing length along the ragged axis of v at index idx
-// (the index along the marker's batch axis picks the sequence).
+// (the index along the marker's batch axis picks the sequence: where that
+// axis is v's packed token axis, the token's own).
 func (k *kgen) validLen(v *ir.Value, idx []ix) (ix, error) {
 	r := v.Ragged
 	b := ixc(0)
 	if r.Batch >= 0 {
 		b = idx[r.Batch]
+		if p := v.Packed; p != nil && p.Axis == r.Batch {
+			var err error
+			if b, err = k.packedSeq(p, b); err != nil {
+				return ix{}, err
+			}
+		}
 	}
 	return k.seqLen(r, b)
 }

@@ -145,7 +145,7 @@ func (g *gemmModel) emitNSlot(w *writer) {
 // two consecutive rows of the first unit.
 func (g *gemmModel) mmaCondition(w *writer) (string, error) {
 	k := g.k
-	batch := zeroIndex(len(g.axes))
+	batch := zeroIndex(g.unitCoords())
 	var conds []string
 	for _, r := range []int64{0, 1} {
 		aIdx := g.operandIndex(g.a, batch, [2]ix{ixc(r), ixc(0)})

@@ -28,16 +28,27 @@ var nvrtcAll = flag.Bool("nvrtc.all", false, "compile every spec's fused and unf
 // test's budget.)
 var nvrtcWide = map[string]bool{"llama3_8b": true, "gemma2_softcap": true, "paged_decode": true, "tiny": true}
 
-// nvrtcVarlen are the varlen layers' configs (varlenConfigs) TestNVRTC
-// compiles by default, by the token count of their binding: the f32
-// ragged layer at a few tokens (the GEMV's packed epilogue), the bf16
-// paged one at 123 (the wgmma GEMM's), both with varlen attention.
+// nvrtcVarlen are the varlen layers' fused configs (varlenConfigs)
+// TestNVRTC compiles by default, by the token count of their binding: the
+// f32 ragged layer at a few tokens (the GEMV's packed epilogue), the bf16
+// paged one at 123 (the wgmma GEMM's), both with varlen attention. Their
+// unfused plans compile at a few tokens: the matmuls pairing tokens with
+// their sequences take a unit a token (its GQA group's rows) at any
+// count, on CUDA cores (f32) and on tensor cores over a paged cache
+// (bf16).
 var nvrtcVarlen = map[string]int64{"varlen_small_ragged": 3, "varlen_paged_window": 123}
+
+// nvrtcVarlenUnfused is the token count of the varlen layers' unfused
+// configs that TestNVRTC compiles by default.
+const nvrtcVarlenUnfused = 3
 
 // nvrtcDefault reports whether TestNVRTC compiles config c without
 // -nvrtc.all or -test.dims.
 func nvrtcDefault(c testConfig) bool {
 	if n, ok := nvrtcVarlen[c.spec]; ok {
+		if c.plan == "unfused" {
+			n = nvrtcVarlenUnfused
+		}
 		return c.dims["N"] == n
 	}
 	return nvrtcWide[c.spec] || portableSpecs[c.spec] || (c.plan == "fused" && c.dims["S"] == testDims[0]["S"])

@@ -6,20 +6,28 @@ import (
 	"github.com/fuser-dev/fuser/ir"
 )
 
-// refusePacked reports an op of the kernel that finds packed tokens'
-// sequences (ir.Node.SeqIndptrs) in a way no kernel generates: the
-// generated kernels pair packed tokens with their sequences in an append
-// (on its own or in a matmul's epilogue) and in varlen attention only; the
-// unfused scores of packed queries (the pairing matmuls, their masks and
-// softmax over lengths that vary per token) are refused.
-func (k *kgen) refusePacked() error {
-	for _, n := range k.pk.Nodes {
-		if len(n.SeqIndptrs()) == 0 || n.Op == ir.OpAppend || n.Op == ir.OpAttention && n.Attr.Attn.Varlen {
-			continue
-		}
-		return fmt.Errorf("kernel %s: %s pairing packed tokens with their sequences is not supported yet (an append and varlen attention are)", k.pk.Name, n.Op)
+// packedSeq is the sequence of packed token n of p's axis:
+// fz_packed_seq over p's indptr.
+func (k *kgen) packedSeq(p *ir.Packed, n ix) (ix, error) {
+	indptr, err := k.name(p.Indptr)
+	if err != nil {
+		return ix{}, err
 	}
-	return nil
+	return ixv(fmt.Sprintf("fz_packed_seq(%s, %s, %s)", indptr, dimIx(ir.PackedSeqs(p)), n)), nil
+}
+
+// packedRest is the tokens of packed token n's sequence from n on,
+// indptr[b+1] - n.
+func (k *kgen) packedRest(p *ir.Packed, n ix) (ix, error) {
+	seq, err := k.packedSeq(p, n)
+	if err != nil {
+		return ix{}, err
+	}
+	indptr, err := k.name(p.Indptr)
+	if err != nil {
+		return ix{}, err
+	}
+	return ixv(fmt.Sprintf("((i64)%s[%s + 1] - %s)", indptr, seq, n)), nil
 }
 
 // newTokenRow is the pointer to the Dh elements of the new token at index
@@ -31,12 +39,13 @@ func (k *kgen) refusePacked() error {
 func (k *kgen) newTokenRow(w *writer, app *ir.Node, c int, idx []ix) (string, ix, error) {
 	var b, g, s ix
 	if p := app.Args[1].Packed; p != nil {
-		indptr, err := k.name(p.Indptr)
+		seq, err := k.packedSeq(p, idx[1])
 		if err != nil {
 			return "", ix{}, err
 		}
+		indptr, _ := k.name(p.Indptr)
 		sb := k.fresh("sb")
-		w.line("const i64 %s = fz_packed_seq(%s, %s, %s);", sb, indptr, dimIx(ir.PackedSeqs(p)), idx[1])
+		w.line("const i64 %s = %s;", sb, seq)
 		b, g, s = ixv(sb), idx[0], ixv(fmt.Sprintf("(%s - (i64)%s[%s])", idx[1], indptr, sb))
 	} else {
 		b, g, s = idx[0], idx[1], idx[2]
