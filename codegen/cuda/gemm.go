@@ -231,7 +231,7 @@ func (g *gemmModel) operandIndex(x *ir.Value, batch []ix, last2 [2]ix) []ix {
 	idx := make([]ix, 0, len(xs))
 	j0 := 0
 	if x == g.b && g.pair != nil {
-		seq, _ := g.k.packedSeq(g.pair, batch[len(g.axes)])
+		seq, _ := g.k.packedSeq(g.pair, batch[len(g.axes)]) // its indptr named: gemmModel checked it
 		idx = append(idx, seq)
 		j0 = 1
 	}
