@@ -5,7 +5,12 @@
 # B=16,S=1,T=4096 B=64,S=1,T=4096 B=1,S=4096,T=0", executables gzipped,
 # .gpu/kernels packed as .gpu/kernels.tgz (tar czf .gpu/kernels.tgz -C .gpu
 # kernels), and .gpu/layerstep, laddercheck and refdump left out (the
-# carry limit).
+# carry limit). Where the tree and that bundle pass the limit, two
+# bundles: the kernels of `go run -tags nvrtc ./gpu/cmd/gpukernels -out
+# .gpu/kernels -bench "" -suite=true -cases /small/` for the first call
+# (REST=0), and of `... -cases '/file/ /full/' -specs .gpu/genspecs` for
+# the second (SKIP_SUITE=1 SKIP_SANITIZER=1), each packed as
+# .gpu/kernels.tgz beside the same executables.
 # In one call: gpu/run.sh without its ladder, bench, compare, ncu and
 # refcheck steps (runtime tests, the suite's small cases fused and unfused
 # and the determinism test, memcheck and racecheck over SAN_CASES), then
